@@ -1,0 +1,38 @@
+# mcpvisor — every target works on a fresh clone with only Go installed.
+GO      ?= go
+PKGS    := ./...
+FUZZTIME ?= 20s
+
+.PHONY: build test demo bench lint fuzz
+
+build:
+	$(GO) build $(PKGS)
+
+# The tests need nothing beyond Go: the example MCP server they run as a
+# subprocess is built from cmd/demo by the tests themselves.
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 8m $(PKGS)
+
+demo:
+	$(GO) build -o bin/demo ./cmd/demo
+	./bin/demo
+
+# Runtime.CallTool against a direct go-sdk ClientSession.CallTool on the same
+# example server, printed side by side with the ratio.
+bench:
+	@mkdir -p bin
+	$(GO) test -run '^$$' -bench 'BenchmarkCallTool' -benchmem -count 5 -benchtime 2000x ./runtime/ | tee bin/bench.txt
+	$(GO) run ./internal/benchratio < bin/bench.txt
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Each fuzz target for $(FUZZTIME).
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done

@@ -1,0 +1,237 @@
+// Package server is the server actor: one per configured server. It owns
+// the server's status, its tool registrations and its session child.
+//
+// Contract:
+//   - Started publishes the initial status (starting, disabled, or failed
+//     for an invalid config) and starts nothing: the manager decides when
+//     its turn in startup comes (StartServer).
+//   - Tools are registered only after a SessionReady of the current
+//     generation, and unregistered the moment the session is lost or the
+//     actor stops. Calls reach the session without passing through this
+//     actor: it only publishes the current connection in an atomic pointer.
+//   - Stopping unregisters the tools and withdraws the connection; the
+//     session child closes it.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os/exec"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/actors/session"
+	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/messages"
+	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// Props returns the props of the actor for cfg.
+func Props(deps *actors.Deps, cfg config.Server) *actor.Props {
+	return actors.Props(deps.Logger, func() actor.Actor {
+		return &Actor{deps: deps, cfg: cfg}
+	})
+}
+
+// Actor is one server incarnation.
+type Actor struct {
+	deps   *actors.Deps
+	cfg    config.Server
+	logger *slog.Logger
+	tail   *mcpconn.Tail
+
+	gen      uint64     // generation of the current session child
+	session  *actor.PID // nil when no session runs
+	current  atomic.Pointer[mcpconn.Conn]
+	settling bool // a StartServer awaits its ServerSettled
+	stopping bool // children's Terminated during our own stop are expected
+	st       status.Server
+}
+
+// Receive handles lifecycle first, then the manager's and the session's
+// messages.
+func (a *Actor) Receive(c actor.Context) {
+	switch msg := c.Message().(type) {
+	case *actor.Started:
+		a.started()
+	case *actor.Stopping:
+		a.stopping = true
+		a.withdraw()
+	case *actor.Terminated:
+		if !a.stopping && a.session != nil && msg.Who.Equal(a.session) {
+			a.session = nil // it died without reporting (panic): nothing of it is live
+			a.fail(c, errors.New("session actor stopped unexpectedly"), status.KindSessionLost)
+		}
+	case messages.StartServer:
+		a.startSession(c)
+	case messages.SessionReady:
+		if msg.Gen == a.gen {
+			a.ready(c, msg.Conn)
+		}
+	case messages.SessionFailed:
+		if msg.Gen == a.gen {
+			a.fail(c, msg.Err, errorKind(msg.Err))
+		}
+	case messages.SessionLost:
+		if msg.Gen == a.gen {
+			a.fail(c, msg.Err, status.KindSessionLost)
+		}
+	}
+}
+
+func (a *Actor) started() {
+	a.logger = a.deps.Logger.With("server", a.cfg.Name)
+	a.tail = &mcpconn.Tail{}
+	a.st = status.Server{Name: a.cfg.Name, State: status.Starting}
+	switch err := a.cfg.Validate(); {
+	case err != nil:
+		a.setFailed(err, status.KindInvalidConfig)
+	case !a.cfg.Enabled:
+		a.setState(status.Disabled)
+	default:
+		a.publish()
+	}
+}
+
+func (a *Actor) startSession(c actor.Context) {
+	a.settling = true
+	if a.st.State == status.Disabled || a.st.ErrorKind == status.KindInvalidConfig {
+		a.settle(c)
+		return
+	}
+	a.stopSession(c)
+	a.gen++
+	a.setState(status.Starting)
+	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger), session.Name)
+	if err != nil {
+		a.fail(c, fmt.Errorf("spawning session: %w", err), status.KindConnectFailed)
+		return
+	}
+	a.session = pid
+}
+
+func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
+	a.current.Store(conn)
+	list := a.toolsOf(conn)
+	if err := a.deps.Registry.SetServer(a.cfg.Name, list); err != nil {
+		// The runtime is shutting down: nothing registers any more.
+		a.current.Store(nil)
+		a.fail(c, err, status.KindConnectFailed)
+		return
+	}
+	a.st.ToolCount = len(list)
+	a.st.PID = conn.PID()
+	a.st.Error, a.st.ErrorKind = "", ""
+	a.setState(status.Ready)
+	a.logger.Info("server ready", "tools", len(list), "pid", a.st.PID)
+	a.settle(c)
+}
+
+func (a *Actor) fail(c actor.Context, err error, kind string) {
+	a.withdraw()
+	a.stopSession(c)
+	a.setFailed(err, kind)
+	a.logger.Warn("server failed", "error", err)
+	a.settle(c)
+}
+
+// withdraw takes the server's tools and connection out of service.
+// Unregister first, so no new call picks a tool whose session is going.
+func (a *Actor) withdraw() {
+	a.deps.Registry.RemoveServer(a.cfg.Name)
+	a.current.Store(nil)
+	a.st.ToolCount = 0
+	a.st.PID = 0
+}
+
+func (a *Actor) stopSession(c actor.Context) {
+	if a.session != nil {
+		c.Stop(a.session)
+		a.session = nil
+	}
+}
+
+// settle answers the manager's StartServer once.
+func (a *Actor) settle(c actor.Context) {
+	if a.settling {
+		a.settling = false
+		c.Send(c.Parent(), messages.ServerSettled{Name: a.cfg.Name, Ready: a.st.State == status.Ready})
+	}
+}
+
+func (a *Actor) toolsOf(conn *mcpconn.Conn) []tools.Tool {
+	var list []tools.Tool
+	for _, t := range conn.Tools() {
+		schema, err := adapter.SchemaJSON(t.InputSchema)
+		if err != nil {
+			a.logger.Warn("skipping tool with unusable input schema", "tool", t.Name, "error", err)
+			continue
+		}
+		name := adapter.ToolName(a.cfg.Name, t.Name)
+		list = append(list, tools.NewTool(name, a.cfg.Name, t.Name, t.Description, schema, a.executor(t.Name)))
+	}
+	return list
+}
+
+// executor calls original on whatever connection is current when the call
+// starts: a tool kept by the host across a restart still works, and a call
+// while no session is ready fails at once.
+func (a *Actor) executor(original string) tools.ExecutorFunc {
+	current, name := &a.current, a.cfg.Name
+	return func(ctx context.Context, args any) (tools.Result, error) {
+		conn := current.Load()
+		if conn == nil {
+			return tools.Result{}, fmt.Errorf("calling %q on %q: %w", original, name, tools.ErrNotReady)
+		}
+		res, err := conn.CallTool(ctx, original, args)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return adapter.ConvertResult(res), nil
+	}
+}
+
+func (a *Actor) setState(s status.State) {
+	if a.st.State != s {
+		a.st.Since = time.Now()
+	}
+	a.st.State = s
+	a.st.Ready = s == status.Ready
+	a.publish()
+}
+
+func (a *Actor) setFailed(err error, kind string) {
+	a.st.Error, a.st.ErrorKind = err.Error(), kind
+	a.setState(status.Failed)
+}
+
+func (a *Actor) publish() {
+	if a.st.Since.IsZero() {
+		a.st.Since = time.Now()
+	}
+	a.deps.Board.Set(a.st, a.tail.Lines)
+}
+
+// errorKind classifies an error for hosts that react to a class of failure.
+func errorKind(err error) string {
+	var fe *config.FieldError
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return status.KindCommandNotFound
+	case errors.As(err, &fe):
+		return status.KindInvalidConfig
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.KindTimeout
+	default:
+		return status.KindConnectFailed
+	}
+}

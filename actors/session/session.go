@@ -1,0 +1,164 @@
+// Package session is the session actor: it holds one live MCP connection
+// (internal/mcpconn) of its server.
+//
+// Contract:
+//   - Started launches the dial in a goroutine; the mailbox never waits.
+//   - It reports to its parent (the server actor) exactly one of
+//     SessionReady or SessionFailed, then at most one SessionLost, all
+//     tagged with the Gen it was spawned with.
+//   - It never restarts itself: the parent decides whether and when a new
+//     session runs.
+//   - Stopping cancels a pending dial and closes the connection in a
+//     tracked goroutine (in-flight calls cancelled, stdin closed, SIGTERM
+//     then SIGKILL to the process group). Whichever of the dial goroutine
+//     and Stopping comes second closes the connection, so a dial that
+//     completes after the stop never leaves a process behind.
+package session
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/messages"
+)
+
+// Name is the session actor's name under its server actor.
+const Name = "session"
+
+// Props returns the props of a session for server cfg, generation gen.
+func Props(deps *actors.Deps, cfg config.Server, gen uint64, tail *mcpconn.Tail, logger *slog.Logger) *actor.Props {
+	return actors.Props(deps.Logger, func() actor.Actor {
+		return &Actor{deps: deps, cfg: cfg, gen: gen, tail: tail, logger: logger}
+	})
+}
+
+// Actor is one session incarnation.
+type Actor struct {
+	deps   *actors.Deps
+	cfg    config.Server
+	gen    uint64
+	tail   *mcpconn.Tail
+	logger *slog.Logger
+
+	cancel context.CancelFunc
+	hand   *handoff
+}
+
+// Goroutine reports to the actor itself. They carry the generation because
+// a report can reach a same-named successor.
+type (
+	dialed struct {
+		gen  uint64
+		conn *mcpconn.Conn
+	}
+	dialFailed struct {
+		gen uint64
+		err error
+	}
+	transportLost struct {
+		gen uint64
+		err error
+	}
+)
+
+// Receive handles lifecycle first, then the goroutine reports.
+func (a *Actor) Receive(c actor.Context) {
+	switch msg := c.Message().(type) {
+	case *actor.Started:
+		a.start(c)
+	case *actor.Stopping:
+		a.stop()
+	case dialed:
+		if msg.gen != a.gen {
+			return
+		}
+		a.watch(c, msg.conn)
+		c.Send(c.Parent(), messages.SessionReady{Gen: a.gen, Conn: msg.conn})
+	case dialFailed:
+		if msg.gen == a.gen {
+			c.Send(c.Parent(), messages.SessionFailed{Gen: a.gen, Err: msg.err})
+		}
+	case transportLost:
+		if msg.gen == a.gen {
+			c.Send(c.Parent(), messages.SessionLost{Gen: a.gen, Err: msg.err})
+		}
+	}
+}
+
+func (a *Actor) start(c actor.Context) {
+	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
+	ctx, cancel := context.WithCancel(context.Background())
+	a.cancel = cancel
+	a.hand = &handoff{}
+	opts := mcpconn.Options{Server: a.cfg, Logger: a.logger, Tail: a.tail, Grace: a.deps.Grace, Client: a.deps.Client}
+	hand := a.hand
+	a.deps.Work.Go(func() {
+		conn, err := mcpconn.Dial(ctx, opts)
+		if err != nil {
+			root.Send(self, dialFailed{gen: gen, err: err})
+			return
+		}
+		if !hand.offer(conn) {
+			conn.Close() // the actor stopped while we dialled
+			return
+		}
+		root.Send(self, dialed{gen: gen, conn: conn})
+	})
+}
+
+// watch reports the end of the transport to the actor. The goroutine ends
+// with the transport, which Stopping guarantees.
+func (a *Actor) watch(c actor.Context, conn *mcpconn.Conn) {
+	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
+	a.deps.Work.Go(func() {
+		<-conn.Done()
+		root.Send(self, transportLost{gen: gen, err: conn.Err()})
+	})
+}
+
+func (a *Actor) stop() {
+	if a.cancel == nil {
+		return
+	}
+	a.cancel()
+	if conn := a.hand.close(); conn != nil {
+		a.deps.Work.Go(conn.Close)
+	}
+}
+
+// handoff decides who closes a connection whose dial races the actor's
+// stop: exactly one of them does.
+type handoff struct {
+	mu     sync.Mutex
+	closed bool
+	conn   *mcpconn.Conn
+}
+
+// offer hands conn to the actor; false means the actor already stopped and
+// the caller must close conn.
+func (h *handoff) offer(conn *mcpconn.Conn) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.conn = conn
+	return true
+}
+
+// close marks the actor stopped and returns the connection it must close,
+// if one was handed over.
+func (h *handoff) close() *mcpconn.Conn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	conn := h.conn
+	h.conn = nil
+	return conn
+}

@@ -1,0 +1,61 @@
+// Command demo shows mcpvisor end to end with nothing to install.
+//
+//	demo                      the tour: runs its own example server through the runtime
+//	demo run -state-dir DIR   runs the runtime on DIR/mcp_servers.json until SIGINT/SIGTERM
+//	demo serve [flags]        the example MCP server on stdio (what the tour connects to)
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/lmittmann/tint"
+
+	"github.com/openprogram/mcpvisor/internal/exampleserver"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		return tour(os.Stdout, newLogger(os.Stderr, slog.LevelInfo))
+	}
+	switch args[0] {
+	case "serve":
+		return exampleserver.Main(args[1:])
+	case "run":
+		return runServe(args[1:])
+	case "tour":
+		return tour(os.Stdout, newLogger(os.Stderr, slog.LevelInfo))
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(os.Stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "demo: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+}
+
+const usage = `usage:
+  demo                      the tour: start the runtime on an embedded config, show tools and calls
+  demo run -state-dir DIR   run the runtime on DIR/mcp_servers.json until SIGINT or SIGTERM
+  demo serve [flags]        the example MCP server on stdio (demo serve -h for its flags)
+`
+
+// newLogger writes colourful human logs to a terminal and plain slog text
+// anywhere else (files, CI logs), where colour codes would be noise.
+func newLogger(w *os.File, level slog.Level) *slog.Logger {
+	if isTerminal(w) {
+		return slog.New(tint.NewHandler(w, &tint.Options{Level: level, TimeFormat: "15:04:05.000"}))
+	}
+	return slog.New(slog.NewTextHandler(io.Writer(w), &slog.HandlerOptions{Level: level}))
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

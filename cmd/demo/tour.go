@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/runtime"
+	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// tour runs the runtime on a temporary state dir whose config starts this
+// very binary as an example MCP server, and prints what a host would see.
+func tour(out io.Writer, logger *slog.Logger) int {
+	if err := runTour(out, logger); err != nil {
+		fmt.Fprintf(out, "\ntour failed: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runTour(out io.Writer, logger *slog.Logger) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this binary: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "mcpvisor-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	file := &config.File{}
+	file.Put(config.Server{
+		Name: "example", Type: config.TypeLocal, Command: []string{self, "serve"},
+		Env:     map[string]string{"DEMO_API_KEY": "demo-secret-value-1234"},
+		Enabled: true, TimeoutSeconds: 10,
+	})
+	if err := (config.Store{Dir: func() (string, error) { return dir, nil }}).Save(file); err != nil {
+		return fmt.Errorf("writing the demo config: %w", err)
+	}
+	fmt.Fprintf(out, "state dir: %s\nconfig:    %s (owner-only)\n\n", dir, filepath.Join(dir, config.FileName))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	started := time.Now()
+	rt, err := runtime.Start(ctx, runtime.Options{StateDir: dir, Logger: logger})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "runtime.Start returned in %s (servers connect in the background)\n", time.Since(started).Round(time.Microsecond))
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		began := time.Now()
+		if err := rt.Shutdown(shutdownCtx); err != nil {
+			fmt.Fprintf(out, "shutdown: %v\n", err)
+			return
+		}
+		fmt.Fprintf(out, "\nshut down in %s; no server process left\n", time.Since(began).Round(time.Millisecond))
+	}()
+
+	if err := waitReady(ctx, rt, "example"); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "server ready after %s\n\ntools:\n", time.Since(started).Round(time.Millisecond))
+	for _, t := range rt.Tools() {
+		fmt.Fprintf(out, "  %-18s %s\n", t.Name, t.Description)
+	}
+
+	fmt.Fprintln(out, "\ncalls:")
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"example__echo", map[string]any{"text": "hello from the host"}},
+		{"example__add", map[string]any{"a": 2, "b": 40}},
+		{"example__image", map[string]any{}},
+		{"example__resource", map[string]any{}},
+		{"example__fail", map[string]any{}},
+	}
+	for _, c := range calls {
+		res, err := rt.CallTool(ctx, c.tool, c.args)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  %s(%s) -> %s\n", c.tool, compactJSON(c.args), describe(res))
+	}
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	_, err = rt.CallTool(short, "example__sleep", map[string]any{"ms": 5000})
+	cancelShort()
+	fmt.Fprintf(out, "  example__sleep({\"ms\":5000}) with a 100ms deadline -> error: %v\n", err)
+	_, err = rt.CallTool(ctx, "nope__missing", nil)
+	fmt.Fprintf(out, "  nope__missing -> error: %v (unknown tool: %v)\n", err, errors.Is(err, tools.ErrUnknownTool))
+
+	fmt.Fprintln(out, "\nstatus:")
+	printStatus(out, rt.Status())
+	return nil
+}
+
+// waitReady waits for a server to leave "starting", watching the tool
+// registry rather than sleeping in a loop.
+func waitReady(ctx context.Context, rt *runtime.Runtime, name string) error {
+	sub := rt.Registry().Subscribe()
+	defer sub.Close()
+	tick := time.NewTicker(50 * time.Millisecond) // status changes without tool changes (failures) are polled
+	defer tick.Stop()
+	for {
+		for _, s := range rt.Status().Servers {
+			if s.Name != name {
+				continue
+			}
+			switch s.State {
+			case status.Ready:
+				return nil
+			case status.Failed:
+				return fmt.Errorf("server %q failed: %s", name, s.Error)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %q: %w", name, ctx.Err())
+		case <-sub.C:
+		case <-tick.C:
+		}
+	}
+}
+
+func describe(res tools.Result) string {
+	var parts []string
+	for _, c := range res.Content {
+		switch c.Type {
+		case tools.ContentImage:
+			parts = append(parts, fmt.Sprintf("image %s, %d bytes", c.MIMEType, len(c.Data)))
+		default:
+			parts = append(parts, fmt.Sprintf("%q", c.Text))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if res.IsError {
+		s += "  [is_error]"
+	}
+	return s
+}
+
+func printStatus(out io.Writer, st runtime.Status) {
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tSTATE\tREADY\tTOOLS\tPID\tERROR")
+	for _, s := range st.Servers {
+		fmt.Fprintf(tw, "  %s\t%s\t%v\t%d\t%d\t%s\n", s.Name, s.State, s.Ready, s.ToolCount, s.PID, s.Error)
+	}
+	tw.Flush()
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	return string(b)
+}

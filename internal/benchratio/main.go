@@ -1,0 +1,102 @@
+// Command benchratio reads `go test -bench` output on stdin and prints each
+// "runtime" sub-benchmark beside its "direct" sibling with the ratio of
+// every metric (median over -count runs), so a target like "≤ 1.05× CPU"
+// is read off one run on one machine.
+//
+// It pairs names of the form Benchmark<X>/<transport>/direct and
+// Benchmark<X>/<transport>/runtime.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	if err := run(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchratio:", err)
+		os.Exit(1)
+	}
+}
+
+// samples[name][unit] = values over the runs.
+type samples map[string]map[string][]float64
+
+func run(in io.Reader, out io.Writer) error {
+	s := samples{}
+	var order []string
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 { // strip -GOMAXPROCS
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		if s[name] == nil {
+			s[name] = map[string][]float64{}
+			order = append(order, name)
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err == nil {
+				s[name][f[i+1]] = append(s[name][f[i+1]], v)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	found := false
+	for _, name := range order {
+		base, ok := strings.CutSuffix(name, "/runtime")
+		if !ok {
+			continue
+		}
+		direct := s[base+"/direct"]
+		if direct == nil {
+			continue
+		}
+		found = true
+		fmt.Fprintf(out, "\n%s (median of runs)\n", base)
+		fmt.Fprintf(out, "  %-12s %14s %14s %8s\n", "metric", "direct", "runtime", "ratio")
+		units := make([]string, 0, len(s[name]))
+		for u := range s[name] {
+			units = append(units, u)
+		}
+		slices.Sort(units)
+		for _, u := range units {
+			d, r := median(direct[u]), median(s[name][u])
+			ratio := "-"
+			if d > 0 {
+				ratio = fmt.Sprintf("%.3fx", r/d)
+			}
+			fmt.Fprintf(out, "  %-12s %14.0f %14.0f %8s\n", u, d, r, ratio)
+		}
+	}
+	if !found {
+		return fmt.Errorf("no direct/runtime pairs in the input")
+	}
+	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}

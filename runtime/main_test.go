@@ -1,0 +1,137 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// demoBin is the example server binary every test here runs as a real
+// subprocess; marker tags those processes so that leftovers are found.
+var (
+	demoBin string
+	marker  = fmt.Sprintf("runtime-test-%d", os.Getpid())
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpvisor-runtime-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	demoBin, err = testutil.BuildDemo(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: server processes left behind: %v\n", left)
+		code = 1
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: goroutines leaked: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// exampleServer configures the example server under name with extra flags.
+func exampleServer(name string, flags ...string) config.Server {
+	return config.Server{
+		Name:    name,
+		Type:    config.TypeLocal,
+		Command: append([]string{demoBin, "serve"}, flags...),
+		Env:     map[string]string{testutil.MarkerEnv: marker},
+		Enabled: true,
+	}
+}
+
+// logBuffer collects every log line of a runtime, for secret checks.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+type testRuntime struct {
+	*Runtime
+	logs *logBuffer
+	dir  string
+}
+
+// start writes servers to a fresh state dir and starts a runtime on it; the
+// runtime is shut down when the test ends and must leave no process.
+func start(t *testing.T, opts Options, servers ...config.Server) *testRuntime {
+	t.Helper()
+	dir := t.TempDir()
+	file := &config.File{}
+	for _, s := range servers {
+		file.Put(s)
+	}
+	if err := (config.Store{Dir: func() (string, error) { return dir, nil }}).Save(file); err != nil {
+		t.Fatalf("saving config: %v", err)
+	}
+	logs := &logBuffer{}
+	opts.StateDir = dir
+	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if opts.StopGrace == 0 {
+		opts.StopGrace = 500 * time.Millisecond
+	}
+	rt, err := Start(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := rt.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+			t.Errorf("server processes left after Shutdown: %v", left)
+		}
+	})
+	return &testRuntime{Runtime: rt, logs: logs, dir: dir}
+}
+
+// waitSettled waits until server leaves "starting" and returns its status.
+func (rt *testRuntime) waitSettled(t *testing.T, name string) status.Server {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, s := range rt.Status().Servers {
+			if s.Name == name && s.State != status.Starting {
+				return s
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("server %q still starting after 30s; status: %+v", name, rt.Status())
+	return status.Server{}
+}

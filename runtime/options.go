@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Options configure a Runtime. The zero value is usable: every field has a
+// default, written in its comment.
+type Options struct {
+	// StateDir holds mcp_servers.json. Default: $MCPVISOR_STATE_DIR if set,
+	// else $XDG_STATE_HOME/mcpvisor, else ~/.local/state/mcpvisor. It is
+	// resolved each time the file is read or written, not once at Start.
+	StateDir string
+	// Logger receives the runtime's logs, including every server's stderr
+	// tagged with its name. Default: discard.
+	Logger *slog.Logger
+	// StopGrace is how long stopping a stdio server waits after closing its
+	// stdin before SIGTERM to its process group, and again before SIGKILL.
+	// Default 2s.
+	StopGrace time.Duration
+	// ClientName and ClientVersion name the host to servers in initialize.
+	// Default "mcpvisor" and the module version.
+	ClientName    string
+	ClientVersion string
+}
+
+const defaultStopGrace = 2 * time.Second
+
+func (o *Options) setDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = defaultStopGrace
+	}
+	if o.ClientName == "" {
+		o.ClientName = "mcpvisor"
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = "0.1.0"
+	}
+}
+
+// stateDir resolves the state directory now.
+func (o *Options) stateDir() (string, error) {
+	if o.StateDir != "" {
+		return o.StateDir, nil
+	}
+	if d := os.Getenv("MCPVISOR_STATE_DIR"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "mcpvisor"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state", "mcpvisor"), nil
+}
+
+// levelFilter passes on only records at or above min. protoactor logs its
+// own lifecycle chatter at Info; a host wants only its warnings.
+type levelFilter struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h levelFilter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return levelFilter{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h levelFilter) WithGroup(name string) slog.Handler {
+	return levelFilter{h.Handler.WithGroup(name), h.min}
+}

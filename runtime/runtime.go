@@ -1,0 +1,175 @@
+// Package runtime is what an agent host embeds: it connects to every MCP
+// server in <state_dir>/mcp_servers.json, keeps the sessions alive under an
+// actor tree, and exposes every remote tool as a local one named
+// "{server}__{tool}".
+//
+// # Quick start
+//
+//	rt, err := runtime.Start(ctx, runtime.Options{StateDir: dir, Logger: logger})
+//	if err != nil { ... }
+//	defer rt.Shutdown(context.Background())
+//	for _, t := range rt.Tools() { ... offer t.Name, t.Description, t.InputSchema to the model ... }
+//	res, err := rt.CallTool(ctx, "fs__read_file", map[string]any{"path": "/tmp/x"})
+//
+// Start returns at once: servers connect in the background, one after
+// another in file order. Tools appear as their servers become ready; watch
+// Registry().Subscribe() or poll Tools().
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/actors/manager"
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// Runtime is one running set of MCP servers. Its methods are safe for
+// concurrent use. Two Runtimes in one process share nothing.
+type Runtime struct {
+	opts     Options
+	store    config.Store
+	registry *tools.Registry
+	board    *status.Board
+	system   *actor.ActorSystem
+	manager  *actor.PID
+	work     sync.WaitGroup
+
+	configError string // set at Start if the file did not parse
+
+	managerDone  chan struct{}
+	shutdownOnce sync.Once
+	shutdownDone chan struct{}
+	shutdownErr  error
+	stopWatch    chan struct{}
+}
+
+// Status is a snapshot of the runtime's servers.
+type Status struct {
+	// ConfigError says why the config file could not be used; the runtime
+	// then runs with no servers and refuses to overwrite the file.
+	ConfigError string `json:"config_error,omitempty"`
+	// Servers in config order.
+	Servers []status.Server `json:"servers"`
+}
+
+// Start loads the config and starts connecting its enabled servers in the
+// background. It returns without waiting for any server. A config file that
+// does not parse is not an error: it is logged once and reported in
+// Status, and the runtime runs with no servers. When ctx is cancelled the
+// runtime shuts down by itself (Shutdown still waits for it).
+func Start(ctx context.Context, opts Options) (*Runtime, error) {
+	opts.setDefaults()
+	r := &Runtime{
+		opts:         opts,
+		registry:     tools.NewRegistry(opts.Logger),
+		board:        status.NewBoard(),
+		managerDone:  make(chan struct{}),
+		shutdownDone: make(chan struct{}),
+		stopWatch:    make(chan struct{}),
+	}
+	r.store = config.Store{Dir: r.opts.stateDir}
+	file, err := r.store.Load()
+	switch {
+	case errors.Is(err, config.ErrUnparsable):
+		r.configError = err.Error()
+		opts.Logger.Warn("config file does not parse; starting with no servers and refusing to overwrite it", "error", err)
+		file = &config.File{}
+	case err != nil:
+		return nil, fmt.Errorf("loading config: %w", err)
+	}
+
+	actorLogger := slog.New(levelFilter{opts.Logger.Handler(), slog.LevelWarn}).With("component", "actors")
+	r.system = actor.NewActorSystem(
+		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return actorLogger }),
+		actor.WithDeadLetterRequestLogging(false),
+	)
+	deps := &actors.Deps{
+		Logger:   opts.Logger,
+		Registry: r.registry,
+		Board:    r.board,
+		Work:     &r.work,
+		Grace:    opts.StopGrace,
+		Client:   &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
+	}
+	pid, err := r.system.Root.SpawnNamed(manager.Props(deps, file, r.managerDone), manager.Name)
+	if err != nil {
+		r.system.Shutdown()
+		return nil, fmt.Errorf("spawning manager: %w", err)
+	}
+	r.manager = pid
+	go r.shutdownWhenDone(ctx)
+	return r, nil
+}
+
+func (r *Runtime) shutdownWhenDone(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		_ = r.Shutdown(context.Background())
+	case <-r.stopWatch:
+	}
+}
+
+// Tools returns every tool of every ready server, sorted by name.
+func (r *Runtime) Tools() []tools.Tool { return r.registry.List() }
+
+// Registry is the live tool registry, for hosts that subscribe to changes.
+func (r *Runtime) Registry() *tools.Registry { return r.registry }
+
+// CallTool calls a tool by its registry name. A tool whose server is not
+// ready fails at once (tools.ErrNotReady); an unknown name fails with
+// tools.ErrUnknownTool.
+func (r *Runtime) CallTool(ctx context.Context, name string, args any) (tools.Result, error) {
+	t, ok := r.registry.Get(name)
+	if !ok {
+		return tools.Result{}, fmt.Errorf("calling %q: %w", name, tools.ErrUnknownTool)
+	}
+	return t.Execute(ctx, args)
+}
+
+// Status reports every configured server. It never waits for an actor.
+func (r *Runtime) Status() Status {
+	return Status{ConfigError: r.configError, Servers: r.board.List()}
+}
+
+// Shutdown unregisters every tool at once, stops every server (in-flight
+// calls cancelled, stdin closed, SIGTERM and SIGKILL to each process group
+// after the grace periods) and waits until no process or goroutine of the
+// runtime is left, or until ctx ends. Later calls wait for the first and
+// return its result.
+func (r *Runtime) Shutdown(ctx context.Context) error {
+	r.shutdownOnce.Do(func() {
+		defer close(r.shutdownDone)
+		close(r.stopWatch)
+		r.registry.Close() // from here on nothing registers
+		r.system.Root.Stop(r.manager)
+		drained := make(chan struct{})
+		go func() {
+			<-r.managerDone
+			r.work.Wait()
+			close(drained)
+		}()
+		select {
+		case <-drained:
+		case <-ctx.Done():
+			r.shutdownErr = fmt.Errorf("shutting down: %w (servers are still stopping in the background)", ctx.Err())
+			return
+		}
+		r.system.Shutdown()
+	})
+	select {
+	case <-r.shutdownDone:
+		return r.shutdownErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

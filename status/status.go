@@ -1,0 +1,133 @@
+// Package status holds what the runtime reports about each server: its
+// lifecycle state, error, tool count and the last lines of its stderr.
+// Server actors write their own entry; readers (the runtime's Status, the
+// management API) never wait for an actor.
+package status
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// State is where a server is in its lifecycle.
+type State string
+
+// States a server can be in.
+const (
+	// Starting: not ready yet; its turn in startup may still be coming, or
+	// its connect is in progress.
+	Starting State = "starting"
+	// Ready: connected and its tools are registered.
+	Ready State = "ready"
+	// Failed: the connect failed or the session was lost; Error says why.
+	Failed State = "failed"
+	// Disabled: enabled=false in the config; no process, no tools.
+	Disabled State = "disabled"
+)
+
+// Kinds of error, for hosts that react to a class of failure rather than
+// parse a message.
+const (
+	KindInvalidConfig   = "invalid_config"
+	KindCommandNotFound = "command_not_found"
+	KindTimeout         = "timeout"
+	KindConnectFailed   = "connect_failed"
+	KindSessionLost     = "session_lost"
+)
+
+// Server is one server's status.
+type Server struct {
+	Name      string    `json:"name"`
+	State     State     `json:"state"`
+	Ready     bool      `json:"ready"`
+	Error     string    `json:"error"`
+	ErrorKind string    `json:"error_kind"`
+	ToolCount int       `json:"tool_count"`
+	Restarts  int       `json:"restarts"`
+	Since     time.Time `json:"since"`
+	PID       int       `json:"pid,omitempty"`
+	// StderrTail is the server's last stderr lines, oldest first, with known
+	// secrets removed.
+	StderrTail []string `json:"stderr_tail,omitempty"`
+}
+
+// Board is the set of server statuses of one runtime. Safe for concurrent
+// use.
+type Board struct {
+	mu      sync.RWMutex
+	entries map[string]entry
+	order   []string
+}
+
+type entry struct {
+	server Server
+	tail   func() []string
+}
+
+// NewBoard returns an empty board.
+func NewBoard() *Board { return &Board{entries: map[string]entry{}} }
+
+// Set publishes a server's status. tail, if not nil, is read when the
+// status is; it supplies StderrTail.
+func (b *Board) Set(s Server, tail func() []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.entries[s.Name]; !ok && !slices.Contains(b.order, s.Name) {
+		b.order = append(b.order, s.Name)
+	}
+	b.entries[s.Name] = entry{server: s, tail: tail}
+}
+
+// Delete removes a server.
+func (b *Board) Delete(name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.entries, name)
+	b.order = slices.DeleteFunc(b.order, func(n string) bool { return n == name })
+}
+
+// SetOrder sets the listing order (the config's order); names not in it
+// are listed after, in the order they first appeared.
+func (b *Board) SetOrder(names []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	rest := slices.DeleteFunc(slices.Clone(b.order), func(n string) bool { return slices.Contains(names, n) })
+	b.order = append(slices.Clone(names), rest...)
+}
+
+// Get returns one server's status.
+func (b *Board) Get(name string) (Server, bool) {
+	b.mu.RLock()
+	e, ok := b.entries[name]
+	b.mu.RUnlock()
+	if !ok {
+		return Server{}, false
+	}
+	return e.resolve(), true
+}
+
+// List returns every server's status in order.
+func (b *Board) List() []Server {
+	b.mu.RLock()
+	out := make([]entry, 0, len(b.order))
+	for _, n := range b.order {
+		if e, ok := b.entries[n]; ok {
+			out = append(out, e)
+		}
+	}
+	b.mu.RUnlock()
+	servers := make([]Server, len(out))
+	for i, e := range out {
+		servers[i] = e.resolve()
+	}
+	return servers
+}
+
+func (e entry) resolve() Server {
+	s := e.server
+	if e.tail != nil {
+		s.StderrTail = e.tail()
+	}
+	return s
+}

@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Errors a tool call can return, matched with errors.Is. Each call wraps
+// them with the tool's and server's names.
+var (
+	// ErrUnknownTool: no tool of that name is registered.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrNotReady: the tool's server has no live session at the moment
+	// (starting, restarting, failed, disabled or removed).
+	ErrNotReady = errors.New("server not ready")
+	// ErrSessionClosed: the session went away while the call was running.
+	ErrSessionClosed = errors.New("session closed")
+	// ErrTimeout: the server did not answer within its timeout_seconds.
+	ErrTimeout = errors.New("tool call timed out")
+)
+
+// Executor runs one call of a remote tool. Args is anything that marshals
+// to a JSON object (map[string]any, json.RawMessage, a struct).
+type Executor interface {
+	Execute(ctx context.Context, args any) (Result, error)
+}
+
+// ExecutorFunc adapts a function to Executor.
+type ExecutorFunc func(ctx context.Context, args any) (Result, error)
+
+// Execute calls f.
+func (f ExecutorFunc) Execute(ctx context.Context, args any) (Result, error) { return f(ctx, args) }
+
+// Tool is a remote MCP tool as the host's model sees it: a local function
+// with a name, a description and a JSON Schema for its arguments.
+type Tool struct {
+	// Name is the registry name, "{server}__{tool}".
+	Name string `json:"name"`
+	// Server is the configured name of the server that provides the tool.
+	Server string `json:"server"`
+	// OriginalName is the tool's name on its server; calls use it.
+	OriginalName string `json:"original_name"`
+	// Description is the server's description, unchanged.
+	Description string `json:"description"`
+	// InputSchema is the server's input JSON Schema.
+	InputSchema json.RawMessage `json:"input_schema"`
+
+	exec Executor
+}
+
+// NewTool returns a tool whose Execute runs exec.
+func NewTool(name, server, original, description string, schema json.RawMessage, exec Executor) Tool {
+	return Tool{Name: name, Server: server, OriginalName: original, Description: description, InputSchema: schema, exec: exec}
+}
+
+// Execute calls the tool on its server's current session. It never waits
+// for a restart: if the server is not ready it fails at once with
+// ErrNotReady.
+func (t Tool) Execute(ctx context.Context, args any) (Result, error) {
+	if t.exec == nil {
+		return Result{}, ErrNotReady
+	}
+	return t.exec.Execute(ctx, args)
+}
