@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -28,4 +29,7 @@ type Deps struct {
 	Grace time.Duration
 	// Client names us to servers in initialize.
 	Client *mcp.Implementation
+	// Transport, if set, supplies the transport of a server instead of its
+	// config (tests and benchmarks: in-memory servers).
+	Transport func(config.Server) mcp.Transport
 }

@@ -6,6 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/config"
 )
 
 // Options configure a Runtime. The zero value is usable: every field has a
@@ -26,6 +30,10 @@ type Options struct {
 	// Default "mcpvisor" and the module version.
 	ClientName    string
 	ClientVersion string
+
+	// transport, if set, replaces every server's transport; tests and
+	// benchmarks in this package use it for in-memory servers.
+	transport func(config.Server) mcp.Transport
 }
 
 const defaultStopGrace = 2 * time.Second

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,14 +93,18 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	r.system = actor.NewActorSystem(
 		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return actorLogger }),
 		actor.WithDeadLetterRequestLogging(false),
+		// Each dead-letter burst parks a timer goroutine for this long;
+		// keep it short so a stopped runtime is quiet soon after.
+		actor.WithDeadLetterThrottleInterval(100*time.Millisecond),
 	)
 	deps := &actors.Deps{
-		Logger:   opts.Logger,
-		Registry: r.registry,
-		Board:    r.board,
-		Work:     &r.work,
-		Grace:    opts.StopGrace,
-		Client:   &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
+		Logger:    opts.Logger,
+		Registry:  r.registry,
+		Board:     r.board,
+		Work:      &r.work,
+		Grace:     opts.StopGrace,
+		Client:    &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
+		Transport: opts.transport,
 	}
 	pid, err := r.system.Root.SpawnNamed(manager.Props(deps, file, r.managerDone), manager.Name)
 	if err != nil {

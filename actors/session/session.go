@@ -46,6 +46,7 @@ type Actor struct {
 	tail   *mcpconn.Tail
 	logger *slog.Logger
 
+	ctx    context.Context // cancelled when the actor stops
 	cancel context.CancelFunc
 	hand   *handoff
 }
@@ -94,14 +95,19 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) start(c actor.Context) {
 	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
 	ctx, cancel := context.WithCancel(context.Background())
-	a.cancel = cancel
+	a.ctx, a.cancel = ctx, cancel
 	a.hand = &handoff{}
 	opts := mcpconn.Options{Server: a.cfg, Logger: a.logger, Tail: a.tail, Grace: a.deps.Grace, Client: a.deps.Client}
+	if a.deps.Transport != nil {
+		opts.Transport = a.deps.Transport(a.cfg)
+	}
 	hand := a.hand
 	a.deps.Work.Go(func() {
 		conn, err := mcpconn.Dial(ctx, opts)
 		if err != nil {
-			root.Send(self, dialFailed{gen: gen, err: err})
+			if ctx.Err() == nil {
+				root.Send(self, dialFailed{gen: gen, err: err})
+			}
 			return
 		}
 		if !hand.offer(conn) {
@@ -112,13 +118,19 @@ func (a *Actor) start(c actor.Context) {
 	})
 }
 
+
 // watch reports the end of the transport to the actor. The goroutine ends
 // with the transport, which Stopping guarantees.
 func (a *Actor) watch(c actor.Context, conn *mcpconn.Conn) {
-	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
+	root, self, gen, ctx := c.ActorSystem().Root, c.Self(), a.gen, a.ctx
 	a.deps.Work.Go(func() {
-		<-conn.Done()
-		root.Send(self, transportLost{gen: gen, err: conn.Err()})
+		select {
+		case <-conn.Done():
+			if ctx.Err() == nil {
+				root.Send(self, transportLost{gen: gen, err: conn.Err()})
+			}
+		case <-ctx.Done():
+		}
 	})
 }
 

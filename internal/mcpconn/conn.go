@@ -35,6 +35,9 @@ type Options struct {
 	Grace time.Duration
 	// Client names this client to the server in initialize.
 	Client *mcp.Implementation
+	// Transport, if set, replaces the server's own transport. Tests and
+	// benchmarks use it for in-memory servers; no process is started.
+	Transport mcp.Transport
 }
 
 // Conn is a connected, initialized MCP session with its tool list.
@@ -46,15 +49,19 @@ type Conn struct {
 	grace   time.Duration
 	logger  *slog.Logger
 
-	cs        *mcp.ClientSession
-	transport *stdioTransport
-	stderr    *stderrWriter
-	tools     []*mcp.Tool
+	cs     *mcp.ClientSession
+	proc   *stdioTransport // nil for an injected transport
+	stderr *stderrWriter
+	tools  []*mcp.Tool
 
-	// calls is cancelled when Close starts, so that no call keeps the
-	// session (and Close) waiting for a reply that may never come.
-	calls       context.Context
-	cancelCalls context.CancelFunc
+	// inflight holds the cancel func of every running call. Close cancels
+	// them all, so that no call keeps the session (and Close) waiting for
+	// a reply that may never come. A map under a mutex costs no allocation
+	// per call, unlike context.AfterFunc.
+	mu       sync.Mutex
+	closing  bool
+	nextCall uint64
+	inflight map[uint64]context.CancelFunc
 
 	done    chan struct{} // closed when the transport is gone
 	lostErr error         // why, readable after done
@@ -68,8 +75,8 @@ type Conn struct {
 // Dial leaves no process behind.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv := opts.Server
-	if srv.Type != config.TypeLocal {
-		return nil, fmt.Errorf("transport %q is not supported yet", srv.Type)
+	if srv.Type != config.TypeLocal && opts.Transport == nil {
+		return nil, fmt.Errorf("connecting %q: transport %q is not supported yet", srv.Name, srv.Type)
 	}
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultGrace
@@ -86,25 +93,30 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		tail = &Tail{}
 	}
 	stderr := newStderrWriter(logger, tail, srv.Secrets())
-	transport := newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace)
+	var proc *stdioTransport
+	var transport mcp.Transport = opts.Transport
+	if transport == nil {
+		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace)
+		transport = proc
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
 	defer cancel()
 	// Once the dial is abandoned, kill the process right away instead of
 	// waiting for the SDK's own close, which allows the child two full
 	// terminate periods per signal.
-	stopOnAbandon := context.AfterFunc(ctx, func() { transport.stop(opts.Grace) })
+	stopOnAbandon := context.AfterFunc(ctx, func() { proc.stop(opts.Grace) })
 
 	c := &Conn{
-		name:      srv.Name,
-		timeout:   srv.Timeout(),
-		grace:     opts.Grace,
-		logger:    logger,
-		transport: transport,
-		stderr:    stderr,
-		done:      make(chan struct{}),
+		name:    srv.Name,
+		timeout: srv.Timeout(),
+		grace:   opts.Grace,
+		logger:  logger,
+		proc:    proc,
+		stderr:  stderr,
+		done:    make(chan struct{}),
 	}
-	c.calls, c.cancelCalls = context.WithCancel(context.Background())
+	c.inflight = map[uint64]context.CancelFunc{}
 	client := mcp.NewClient(opts.Client, &mcp.ClientOptions{Logger: logger})
 	cs, err := client.Connect(ctx, transport, nil)
 	if err == nil {
@@ -116,8 +128,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 	if err != nil {
 		err = dialError(ctx, srv, err, tail)
-		c.cancelCalls()
-		transport.stop(opts.Grace)
+		proc.stop(opts.Grace)
 		if cs != nil {
 			closeSession(cs, opts.Grace)
 		}
@@ -166,7 +177,7 @@ func (c *Conn) watch() {
 func (c *Conn) Tools() []*mcp.Tool { return c.tools }
 
 // PID returns the server's process id.
-func (c *Conn) PID() int { return c.transport.pid() }
+func (c *Conn) PID() int { return c.proc.pid() }
 
 // Done is closed when the transport is gone, whatever the reason.
 func (c *Conn) Done() <-chan struct{} { return c.done }
@@ -186,21 +197,54 @@ func (c *Conn) Err() error {
 func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	stop := context.AfterFunc(c.calls, cancel)
-	defer stop()
+	id, ok := c.track(cancel)
+	if !ok {
+		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tools.ErrSessionClosed)
+	}
 	// A fresh params value per call: the SDK writes into it.
 	res, err := c.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
+	closing := c.untrack(id)
 	switch {
 	case err == nil:
 		return res, nil
 	case ctx.Err() != nil: // the caller gave up; say so in its own terms
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, ctx.Err())
-	case c.calls.Err() != nil, errors.Is(err, mcp.ErrConnectionClosed):
+	case closing, errors.Is(err, mcp.ErrConnectionClosed):
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tools.ErrSessionClosed)
 	case callCtx.Err() != nil:
 		return nil, fmt.Errorf("calling %q on %q: %w after %s (timeout_seconds)", name, c.name, tools.ErrTimeout, c.timeout)
 	}
 	return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, err)
+}
+
+// track registers a running call; false once Close began.
+func (c *Conn) track(cancel context.CancelFunc) (uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return 0, false
+	}
+	c.nextCall++
+	c.inflight[c.nextCall] = cancel
+	return c.nextCall, true
+}
+
+// untrack removes a finished call and reports whether Close began.
+func (c *Conn) untrack(id uint64) (closing bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.inflight, id)
+	return c.closing
+}
+
+// cancelCalls cancels every running call and refuses new ones.
+func (c *Conn) cancelCalls() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closing = true
+	for _, cancel := range c.inflight {
+		cancel()
+	}
 }
 
 // Close ends the session: in-flight calls are cancelled (the server gets
@@ -215,7 +259,7 @@ func (c *Conn) Close() {
 			defer close(closed)
 			closeSession(c.cs, c.grace)
 		}()
-		c.transport.stop(c.grace)
+		c.proc.stop(c.grace)
 		<-closed
 		<-c.done
 		c.stderr.flush()

@@ -72,6 +72,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // pid returns the process id, or 0 before the process started.
 func (t *stdioTransport) pid() int {
+	if t == nil {
+		return 0
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.conn == nil || t.inner.Command.Process == nil {
@@ -83,8 +86,12 @@ func (t *stdioTransport) pid() int {
 // stop ends the process: close stdin; after grace SIGTERM the group; after
 // another grace SIGKILL it. It returns once the process is reaped, which
 // takes at most about two graces plus the WaitDelay. Safe to call
-// concurrently and repeatedly; later calls wait for the first.
+// concurrently and repeatedly; later calls wait for the first. A nil
+// transport (no process) has nothing to stop.
 func (t *stdioTransport) stop(grace time.Duration) {
+	if t == nil {
+		return
+	}
 	t.stopOnce.Do(func() {
 		defer close(t.stopped)
 		t.mu.Lock()

@@ -1,0 +1,213 @@
+package config
+
+import (
+	"encoding/json"
+	"maps"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// FileName is the name of the configuration file inside the state dir.
+const FileName = "mcp_servers.json"
+
+// DefaultTimeoutSeconds is the startup wait and per-call timeout of a server
+// whose entry has no timeout_seconds.
+const DefaultTimeoutSeconds = 30
+
+// MaxTimeoutSeconds is the largest timeout_seconds [Server.Validate]
+// accepts. A longer wait is taken to be a typo rather than a wish.
+const MaxTimeoutSeconds = 3600
+
+// Server types: how mcpvisor reaches a server.
+const (
+	TypeLocal = "local" // a stdio subprocess started from Command
+	TypeHTTP  = "http"  // Streamable HTTP at URL
+	TypeSSE   = "sse"   // the legacy HTTP+SSE transport at URL
+)
+
+// Auth kinds: how a remote server authenticates mcpvisor.
+const (
+	AuthNone   = "none"   // no credentials
+	AuthBearer = "bearer" // a static token sent as "Authorization: Bearer"
+	AuthOAuth  = "oauth"  // OAuth 2.1 authorization code + PKCE
+)
+
+// Auth is the "auth" object of a remote server.
+//
+// Each kind uses its own fields: bearer only Token; oauth ClientID,
+// ClientSecret and Scopes (both client fields are optional: without them
+// the client registers itself dynamically). Validate rejects fields that the
+// kind does not use, and [ApplyPatch] drops them when the kind changes.
+//
+// Formatting an Auth with fmt or encoding/json yields the masked [AuthView];
+// the storage form is written only by [Marshal].
+type Auth struct {
+	Kind         string   `json:"kind"`
+	Token        string   `json:"token,omitempty"`         // secret
+	ClientID     string   `json:"client_id,omitempty"`     // not secret
+	ClientSecret string   `json:"client_secret,omitempty"` // secret
+	Scopes       []string `json:"scopes,omitempty"`
+
+	unknown []member // fields this version does not know, kept for round trips
+}
+
+// Server is one entry of the file: the configuration of one MCP server.
+//
+// The zero value is not a usable server: Enabled is false and Type is empty.
+// Entries from [Parse] and [DecodeServer] are enabled unless the JSON says
+// otherwise.
+//
+// Formatting a Server with fmt, encoding/json or log/slog yields the masked
+// [ServerView], so a Server may be logged as is.
+type Server struct {
+	// Name identifies the server. It is the key of the entry in "servers",
+	// never a field inside it. See [ValidateName].
+	Name string
+	// Type is TypeLocal, TypeHTTP or TypeSSE.
+	Type string
+	// Command is the argv of a local server; Command[0] is the program.
+	Command []string
+	// Env is merged over the parent's environment for a local server.
+	// Every value is a secret.
+	Env map[string]string
+	// URL is the endpoint of an http or sse server.
+	URL string
+	// Headers are sent with every request to a remote server. Every value
+	// is a secret.
+	Headers map[string]string
+	// Auth is how a remote server authenticates us; nil means AuthNone.
+	Auth *Auth
+	// Enabled reports whether the server is started. Absent in the file
+	// means true.
+	Enabled bool
+	// TimeoutSeconds is the startup wait and per-call timeout; 0 means
+	// DefaultTimeoutSeconds. Use [Server.Timeout] to read it.
+	TimeoutSeconds int
+
+	// timeoutZero records an explicit "timeout_seconds": 0, which is an
+	// error the user should see rather than a silent default.
+	timeoutZero bool
+	unknown     []member // fields this version does not know
+}
+
+// member is one field of a JSON object, kept in file order with its raw
+// value so that fields this package does not interpret survive a round trip.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// Timeout returns the effective startup and per-call timeout: the default
+// when TimeoutSeconds is not positive, and never more than
+// MaxTimeoutSeconds, so that even an unvalidated Server yields a sane wait.
+func (s Server) Timeout() time.Duration {
+	n := s.TimeoutSeconds
+	switch {
+	case n <= 0:
+		n = DefaultTimeoutSeconds
+	case n > MaxTimeoutSeconds:
+		n = MaxTimeoutSeconds
+	}
+	return time.Duration(n) * time.Second
+}
+
+// Clone returns a deep copy of s that shares no map, slice or Auth with it.
+func (s Server) Clone() Server {
+	c := s
+	c.Command = slices.Clone(s.Command)
+	c.Env = maps.Clone(s.Env)
+	c.Headers = maps.Clone(s.Headers)
+	if s.Auth != nil {
+		a := s.Auth.clone()
+		c.Auth = &a
+	}
+	c.unknown = cloneMembers(s.unknown)
+	return c
+}
+
+func (a Auth) clone() Auth {
+	c := a
+	c.Scopes = slices.Clone(a.Scopes)
+	c.unknown = cloneMembers(a.unknown)
+	return c
+}
+
+func cloneMembers(ms []member) []member {
+	if ms == nil {
+		return nil
+	}
+	c := make([]member, len(ms))
+	for i, m := range ms {
+		c[i] = member{key: m.key, value: slices.Clone(m.value)}
+	}
+	return c
+}
+
+// Equal reports whether s and o configure the same server, secrets
+// included; the manager uses it to decide whether a reload changed a server.
+// A nil and an empty map or slice are equal, and a nil Auth equals an Auth
+// of kind "none" with no other field. Unknown fields kept for round trips do
+// not count: they cannot change how the server runs.
+func (s Server) Equal(o Server) bool {
+	return s.Name == o.Name &&
+		s.Type == o.Type &&
+		slices.Equal(s.Command, o.Command) &&
+		maps.Equal(s.Env, o.Env) &&
+		s.URL == o.URL &&
+		maps.Equal(s.Headers, o.Headers) &&
+		authOrNone(s.Auth).equal(authOrNone(o.Auth)) &&
+		s.Enabled == o.Enabled &&
+		s.TimeoutSeconds == o.TimeoutSeconds &&
+		s.timeoutZero == o.timeoutZero
+}
+
+func authOrNone(a *Auth) Auth {
+	if a == nil {
+		return Auth{Kind: AuthNone}
+	}
+	return *a
+}
+
+func (a Auth) equal(o Auth) bool {
+	return a.Kind == o.Kind &&
+		a.Token == o.Token &&
+		a.ClientID == o.ClientID &&
+		a.ClientSecret == o.ClientSecret &&
+		slices.Equal(a.Scopes, o.Scopes)
+}
+
+// Secrets returns every non-empty secret value of s, without duplicates:
+// env and header values, the bearer token, the client secret and the
+// password of the URL's userinfo. Loggers use it to redact output of the
+// server itself (for example a subprocess echoing its environment).
+func (s Server) Secrets() []string {
+	var out []string
+	add := func(v string) {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		add(s.Env[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		add(s.Headers[k])
+	}
+	if s.Auth != nil {
+		add(s.Auth.Token)
+		add(s.Auth.ClientSecret)
+	}
+	add(urlPassword(s.URL))
+	return out
+}
+
+// urlPassword returns the password in the userinfo of raw, if any.
+func urlPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	p, _ := u.User.Password()
+	return p
+}

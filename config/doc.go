@@ -1,0 +1,54 @@
+// Package config loads, validates, masks, patches and saves the MCP server
+// configuration of mcpvisor, the file <state_dir>/mcp_servers.json.
+//
+// # The file
+//
+//	{"servers": {
+//	  "fs": {"type": "local", "command": ["npx", "-y", "server-fs", "/tmp"],
+//	         "env": {"TOKEN": "s3cret"}, "enabled": true, "timeout_seconds": 30},
+//	  "remote": {"type": "http", "url": "https://example.com/mcp",
+//	             "auth": {"kind": "bearer", "token": "t"}}
+//	}}
+//
+// The order of "servers" is the startup order, so [Parse] keeps it and
+// [Marshal] writes it back unchanged. Fields this version does not know, at
+// the top level, in a server entry or in its "auth" object, survive a
+// load/save round trip: an older binary must not destroy what a newer one
+// wrote.
+//
+// [Parse] separates two kinds of problems. A file that is not JSON, has a
+// field of the wrong JSON type, an invalid or duplicate server name is
+// structurally broken and does not parse. A server that is well formed but
+// unusable (unknown type, missing command, bad URL, out-of-range timeout...)
+// still loads, and [Server.Validate] reports it, so one bad entry does not
+// take the others down with it.
+//
+// A file that is empty or holds only JSON whitespace is an empty
+// configuration rather than an error: editors and crashes truncate files, and
+// refusing to overwrite a file with nothing in it would protect nothing.
+//
+// # Secrets
+//
+// Every value of env and headers, the bearer token, the OAuth client secret
+// and the password of a URL's userinfo are secrets, whatever their names.
+// There are two serialisations: the storage form written by [Marshal], which
+// holds full values and is only for the file, and the response form
+// ([ServerView], from [Server.View]), which every API answer, log line and
+// debug dump uses. [Server] and [Auth] format themselves (fmt, encoding/json,
+// log/slog) in the response form, so an accidental log statement cannot leak
+// a credential. No error returned by this package contains a secret value.
+//
+// # Editing
+//
+// [ApplyPatch] is the PATCH rule of the management API as a pure function:
+// an absent field is kept, a present one replaces, and for the secret maps
+// and auth secrets the empty string deletes. [DecodeServer] decodes the body
+// of a create request.
+//
+// # Saving
+//
+// [Store.Save] is atomic and owner-only: it writes a 0600 temporary file in
+// the same directory, syncs it and renames it over the target. It refuses to
+// overwrite a file that does not parse ([ErrUnparsable]), because that file
+// may hold credentials the user is in the middle of fixing by hand.
+package config

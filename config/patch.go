@@ -1,0 +1,217 @@
+package config
+
+import (
+	"encoding/json"
+)
+
+// ApplyPatch applies the JSON object patch to base, as PATCH
+// /api/mcp/servers/{name} does, and returns the validated result. base is
+// not modified. Every error is a *FieldError naming the field.
+//
+// The rules (DESIGN C4):
+//   - A field that is absent keeps its value.
+//   - "type", "command", "url", "enabled", "timeout_seconds",
+//     "auth.kind", "auth.client_id" and "auth.scopes" replace.
+//   - "env" and "headers" merge: a key with a non-empty value is set, a key
+//     with "" is deleted, a key not mentioned is kept.
+//   - "auth.token" and "auth.client_secret": a value replaces, "" deletes.
+//   - Changing "auth.kind" drops what only the old kind used: to "oauth"
+//     the token, to "bearer" the client id, secret and scopes, to "none"
+//     all of them. Fields sent in the same patch are applied after the drop.
+//   - "name" may be sent only with the current name: renaming is not
+//     supported.
+//   - null is rejected rather than guessed to mean "keep" or "delete",
+//     and so are unknown fields.
+func ApplyPatch(base Server, patch []byte) (Server, error) {
+	s, err := applyPatch(base, patch)
+	if err != nil {
+		return Server{}, err.inServer(base.Name)
+	}
+	if err := s.Validate(); err != nil {
+		return Server{}, err
+	}
+	return s, nil
+}
+
+func applyPatch(base Server, patch []byte) (Server, *FieldError) {
+	fields, err := readObject(patch)
+	if err != nil {
+		return Server{}, bodyError(err)
+	}
+	s := base.Clone()
+	for _, m := range fields {
+		if isNull(m.value) {
+			return Server{}, nullErr(keyPath("", m.key))
+		}
+		var err *FieldError
+		switch m.key {
+		case "name":
+			var name string
+			name, err = decodeString(m.key, m.value)
+			if err == nil && name != base.Name {
+				err = fieldErr("name", "renaming is not supported")
+			}
+		case "type":
+			s.Type, err = decodeString(m.key, m.value)
+		case "command":
+			s.Command, err = decodeStrings(m.key, m.value)
+		case "env":
+			s.Env, err = mergeSecrets(m.key, s.Env, m.value)
+		case "url":
+			s.URL, err = decodeString(m.key, m.value)
+		case "headers":
+			s.Headers, err = mergeSecrets(m.key, s.Headers, m.value)
+		case "auth":
+			s.Auth, err = patchAuth(s.Auth, m.value)
+		case "enabled":
+			s.Enabled, err = decodeBool(m.key, m.value)
+		case "timeout_seconds":
+			s.TimeoutSeconds, err = decodeInt(m.key, m.value)
+			s.timeoutZero = s.TimeoutSeconds == 0
+		default:
+			err = fieldErr(keyPath("", m.key), "unknown field")
+		}
+		if err != nil {
+			return Server{}, err
+		}
+	}
+	return s, nil
+}
+
+// mergeSecrets applies the env/headers rule to cur, which it owns.
+func mergeSecrets(field string, cur map[string]string, raw json.RawMessage) (map[string]string, *FieldError) {
+	patch, err := decodeNullableMap(field, raw)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		cur = make(map[string]string, len(patch))
+	}
+	for k, v := range patch {
+		switch {
+		case v == nil:
+			return nil, nullErr(keyPath(field, k))
+		case *v == "":
+			delete(cur, k)
+		default:
+			cur[k] = *v
+		}
+	}
+	if len(cur) == 0 {
+		return nil, nil
+	}
+	return cur, nil
+}
+
+// patchAuth applies the auth rules to cur, which it owns.
+func patchAuth(cur *Auth, raw json.RawMessage) (*Auth, *FieldError) {
+	fields, err := readObject(raw)
+	if err != nil {
+		return nil, objectError("auth", err)
+	}
+	a := cur
+	if a == nil {
+		a = &Auth{Kind: AuthNone}
+	}
+	for _, m := range fields {
+		if isNull(m.value) {
+			return nil, nullErr(keyPath("auth", m.key))
+		}
+	}
+	// The kind goes first whatever the member order, so that secrets sent
+	// along with a new kind survive the drop.
+	for _, m := range fields {
+		if m.key != "kind" {
+			continue
+		}
+		kind, err := decodeString("auth.kind", m.value)
+		if err != nil {
+			return nil, err
+		}
+		if kind != a.Kind {
+			a.dropFor(kind)
+			a.Kind = kind
+		}
+	}
+	for _, m := range fields {
+		path := keyPath("auth", m.key)
+		var err *FieldError
+		switch m.key {
+		case "kind":
+		case "token":
+			a.Token, err = decodeString(path, m.value)
+		case "client_id":
+			a.ClientID, err = decodeString(path, m.value)
+		case "client_secret":
+			a.ClientSecret, err = decodeString(path, m.value)
+		case "scopes":
+			a.Scopes, err = decodeStrings(path, m.value)
+		default:
+			err = fieldErr(path, "unknown field")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// dropFor clears what the current kind uses and kind does not. For a kind
+// Validate will reject anyway, nothing is dropped: the user can still fix
+// the kind without losing anything.
+func (a *Auth) dropFor(kind string) {
+	switch kind {
+	case AuthNone:
+		a.Token, a.ClientID, a.ClientSecret, a.Scopes = "", "", "", nil
+	case AuthBearer:
+		a.ClientID, a.ClientSecret, a.Scopes = "", "", nil
+	case AuthOAuth:
+		a.Token = ""
+	}
+}
+
+// DecodeServer decodes the body of a create request, {"name": ...} plus the
+// fields of an entry, and returns the validated Server. As in the file, a
+// null field is absent and "enabled" defaults to true; unlike the file, an
+// unknown field is an error, since a request has no older version to be
+// compatible with. Every error is a *FieldError naming the field.
+func DecodeServer(body []byte) (Server, error) {
+	fields, err := readObject(body)
+	if err != nil {
+		return Server{}, bodyError(err)
+	}
+	s, ferr := decodeEntry(fields, true)
+	if ferr != nil {
+		return Server{}, ferr.inServer(nameOf(fields))
+	}
+	if err := s.Validate(); err != nil {
+		return Server{}, err
+	}
+	return s, nil
+}
+
+// nameOf returns the "name" member of a body, for the path of an error
+// found before the Server was complete.
+func nameOf(fields []member) string {
+	for _, m := range fields {
+		if m.key == "name" {
+			name, _ := decodeString("name", m.value)
+			return name
+		}
+	}
+	return ""
+}
+
+func nullErr(field string) *FieldError {
+	return fieldErr(field, `must not be null: leave the field out to keep it, or send "" to delete a secret`)
+}
+
+// bodyError turns a document error into a *FieldError for the body as a
+// whole, so that API callers get one error type for every bad request.
+func bodyError(err error) *FieldError {
+	derr := documentError(err)
+	if fe, ok := derr.(*FieldError); ok {
+		return fe
+	}
+	return fieldErr("", derr.Error())
+}

@@ -1,0 +1,144 @@
+package config
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/url"
+	"slices"
+)
+
+// SecretView is the response form of one secret: whether it is set, and a
+// mask that lets a user recognise it without revealing it.
+type SecretView struct {
+	HasValue bool   `json:"has_value"`
+	Masked   string `json:"masked"`
+}
+
+// AuthView is the response form of [Auth]: the kind and the non-secret
+// fields, with each secret reduced to a flag and a mask.
+type AuthView struct {
+	Kind               string   `json:"kind"`
+	HasToken           bool     `json:"has_token"`
+	TokenMasked        string   `json:"token_masked,omitempty"`
+	ClientID           string   `json:"client_id,omitempty"`
+	HasClientSecret    bool     `json:"has_client_secret"`
+	ClientSecretMasked string   `json:"client_secret_masked,omitempty"`
+	Scopes             []string `json:"scopes,omitempty"`
+}
+
+// ServerView is the response form of [Server], the only form in which a
+// server leaves mcpvisor: API answers, logs, status and debug dumps.
+// Env and Headers are never nil, so clients can list the names set.
+type ServerView struct {
+	Name    string                `json:"name"`
+	Type    string                `json:"type"`
+	Command []string              `json:"command,omitempty"`
+	Env     map[string]SecretView `json:"env"`
+	// URL has the password of its userinfo, if any, replaced by "xxxxx".
+	URL     string                `json:"url,omitempty"`
+	Headers map[string]SecretView `json:"headers"`
+	Auth    AuthView              `json:"auth"`
+	Enabled bool                  `json:"enabled"`
+	// TimeoutSeconds is the effective timeout, defaults applied.
+	TimeoutSeconds int `json:"timeout_seconds"`
+}
+
+// Mask returns a display form of secret that reveals at most its last 4
+// characters, and those only when it has at least 12: "****abcd". A shorter
+// secret is "****", an empty one "".
+func Mask(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	r := []rune(secret)
+	if len(r) < 12 {
+		return "****"
+	}
+	return "****" + string(r[len(r)-4:])
+}
+
+func viewSecret(v string) SecretView {
+	return SecretView{HasValue: v != "", Masked: Mask(v)}
+}
+
+func viewSecrets(m map[string]string) map[string]SecretView {
+	out := make(map[string]SecretView, len(m))
+	for k, v := range m {
+		out[k] = viewSecret(v)
+	}
+	return out
+}
+
+// View returns the response form of s.
+func (s Server) View() ServerView {
+	return ServerView{
+		Name:           s.Name,
+		Type:           s.Type,
+		Command:        slices.Clone(s.Command),
+		Env:            viewSecrets(s.Env),
+		URL:            redactURL(s.URL),
+		Headers:        viewSecrets(s.Headers),
+		Auth:           s.Auth.View(),
+		Enabled:        s.Enabled,
+		TimeoutSeconds: int(s.Timeout().Seconds()),
+	}
+}
+
+// View returns the response form of a; a nil Auth is kind "none".
+func (a *Auth) View() AuthView {
+	if a == nil {
+		return AuthView{Kind: AuthNone}
+	}
+	return AuthView{
+		Kind:               a.Kind,
+		HasToken:           a.Token != "",
+		TokenMasked:        Mask(a.Token),
+		ClientID:           a.ClientID,
+		HasClientSecret:    a.ClientSecret != "",
+		ClientSecretMasked: Mask(a.ClientSecret),
+		Scopes:             slices.Clone(a.Scopes),
+	}
+}
+
+func redactURL(raw string) string {
+	if urlPassword(raw) == "" {
+		return raw
+	}
+	u, _ := url.Parse(raw) // parses: urlPassword found a password in it
+	return u.Redacted()
+}
+
+// MarshalJSON encodes the response form, [ServerView], so that encoding a
+// Server by accident (in a debug dump, say) cannot leak a secret. Only
+// [Marshal] writes the storage form.
+func (s Server) MarshalJSON() ([]byte, error) { return json.Marshal(s.View()) }
+
+// String returns the response form as JSON, for %v and %s.
+func (s Server) String() string { return viewString(s.View()) }
+
+// GoString is like String; it keeps %#v from printing the raw fields.
+func (s Server) GoString() string { return "config.Server" + s.String() }
+
+// LogValue logs the response form.
+func (s Server) LogValue() slog.Value { return slog.AnyValue(s.View()) }
+
+// MarshalJSON encodes the response form, [AuthView]; see
+// [Server.MarshalJSON].
+func (a Auth) MarshalJSON() ([]byte, error) { return json.Marshal(a.View()) }
+
+// String returns the response form as JSON, for %v and %s.
+func (a Auth) String() string { return viewString(a.View()) }
+
+// GoString is like String; it keeps %#v from printing the raw fields.
+func (a Auth) GoString() string { return "config.Auth" + a.String() }
+
+// LogValue logs the response form.
+func (a Auth) LogValue() slog.Value { return slog.AnyValue(a.View()) }
+
+func viewString(v any) string {
+	b, err := encodeJSON(v)
+	if err != nil {
+		return "<unprintable>" // unreachable: views hold only strings, bools, ints
+	}
+	return string(b)
+}

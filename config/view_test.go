@@ -1,0 +1,134 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func TestMask(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"a", "****"},
+		{"12345678901", "****"},      // 11 characters: nothing revealed
+		{"123456789012", "****9012"}, // 12: the last 4
+		{tokenSecret, "****6c5b"},
+		{"ééééééééééé€", "****ééé€"}, // characters, not bytes
+		{"ééééé", "****"},            // 10 bytes but 5 characters
+	}
+	for _, tt := range tests {
+		if got := Mask(tt.in); got != tt.want {
+			t.Errorf("Mask(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestView(t *testing.T) {
+	s := remoteServer()
+	s.URL = "https://user:" + urlSecret + "@example.com/mcp"
+	s.Headers["X-Empty"] = ""
+	v := s.View()
+	if v.Name != "remote" || v.Type != TypeHTTP || !v.Enabled || v.TimeoutSeconds != DefaultTimeoutSeconds {
+		t.Errorf("view = %+v", v)
+	}
+	if got := v.Headers["X-Key"]; got != (SecretView{HasValue: true, Masked: Mask(headerSecret)}) {
+		t.Errorf("X-Key = %+v", got)
+	}
+	if got := v.Headers["X-Empty"]; got != (SecretView{}) {
+		t.Errorf("X-Empty = %+v, want no value", got)
+	}
+	if v.Auth.Kind != AuthBearer || !v.Auth.HasToken || v.Auth.TokenMasked != Mask(tokenSecret) || v.Auth.HasClientSecret {
+		t.Errorf("auth = %+v", v.Auth)
+	}
+	if v.URL != "https://user:xxxxx@example.com/mcp" {
+		t.Errorf("url = %q, want the password redacted", v.URL)
+	}
+	if v.Env == nil {
+		t.Error("env must be an empty map, not nil")
+	}
+
+	o := oauthServer().View()
+	if !o.Auth.HasClientSecret || o.Auth.ClientSecretMasked != Mask(clientSecret) || o.Auth.ClientID != "cid" || len(o.Auth.Scopes) != 2 {
+		t.Errorf("oauth view = %+v", o.Auth)
+	}
+	l := localServer()
+	l.TimeoutSeconds = 90
+	if lv := l.View(); lv.Auth.Kind != AuthNone || lv.TimeoutSeconds != 90 || !lv.Env["TOKEN"].HasValue {
+		t.Errorf("local view = %+v", lv)
+	}
+}
+
+func TestViewJSON(t *testing.T) {
+	s := Server{Name: "fs", Type: TypeLocal, Command: []string{"npx", "x"},
+		Env: map[string]string{"TOKEN": envSecret, "SHORT": "abc"}, Enabled: true}
+	b, err := json.Marshal(s.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"name":"fs","type":"local","command":["npx","x"],` +
+		`"env":{"SHORT":{"has_value":true,"masked":"****"},"TOKEN":{"has_value":true,"masked":"****9e2b"}},` +
+		`"headers":{},"auth":{"kind":"none","has_token":false,"has_client_secret":false},"enabled":true,"timeout_seconds":30}`
+	if string(b) != want {
+		t.Errorf("view JSON =\n%s\nwant\n%s", b, want)
+	}
+}
+
+// TestNoSecretInAnyResponseForm plants secrets everywhere and checks every
+// way a Server or Auth can be printed, encoded or logged.
+func TestNoSecretInAnyResponseForm(t *testing.T) {
+	s := remoteServer()
+	s.URL = "https://u:" + urlSecret + "@example.com/mcp"
+	s.Env = map[string]string{"E": envSecret}
+	o := oauthServer()
+	f := &File{}
+	f.Put(s)
+	f.Put(o)
+
+	var outputs []string
+	for _, v := range []any{s, &s, o, *o.Auth, o.Auth, f, *f} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			outputs = append(outputs, fmt.Sprintf(verb, v))
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs = append(outputs, string(b))
+	}
+	for _, v := range []any{s.View(), o.View()} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs = append(outputs, string(b), fmt.Sprintf("%+v", v))
+	}
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("server", "s", s, "o", o, "auth", o.Auth)
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("server", "s", s, "o", o, "auth", *o.Auth)
+	outputs = append(outputs, logs.String())
+
+	for _, out := range outputs {
+		assertNoSecret(t, "response form", out)
+	}
+	if !strings.Contains(logs.String(), "has_value") || !strings.Contains(outputs[0], `"name":"remote"`) {
+		t.Errorf("response form missing expected content: %s / %s", logs.String(), outputs[0])
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	s := remoteServer()
+	s.URL = "https://u:" + urlSecret + "@example.com/"
+	s.Env = map[string]string{"B": envSecret, "A": envSecret, "C": ""}
+	s.Auth.ClientSecret = clientSecret // invalid for bearer, but still a secret
+	want := []string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret}
+	got := s.Secrets()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Secrets = %q, want %q", got, want)
+	}
+	if got := (Server{Name: "x", Type: TypeLocal}).Secrets(); len(got) != 0 {
+		t.Errorf("Secrets of a server without secrets = %q", got)
+	}
+}
