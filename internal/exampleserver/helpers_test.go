@@ -1,0 +1,155 @@
+package exampleserver
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// testTimeout bounds every wait in the tests, so a hang fails instead of
+// stalling the run. It is generous: the assertions are about outcomes.
+const testTimeout = 10 * time.Second
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes and reads of a
+// server and a test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// newClient returns a client for the tests.
+func newClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "exampleserver-test", Version: "0"}, nil)
+}
+
+// connectInMemory connects a client to NewServer(opts) over in-memory
+// transports and closes both ends when the test ends.
+func connectInMemory(t *testing.T, opts Options) *mcp.ClientSession {
+	t.Helper()
+	return connectServer(t, NewServer(opts))
+}
+
+// connectServer connects a client to srv over in-memory transports and
+// closes both ends when the test ends.
+func connectServer(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, serverT, nil)
+	if err != nil {
+		t.Fatalf("server Connect: %v", err)
+	}
+	cs, err := newClient().Connect(ctx, clientT, nil)
+	if err != nil {
+		ss.Close()
+		t.Fatalf("client Connect: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+// callTool calls a tool with a bounded context and fails the test on a
+// protocol error.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("CallTool(%s): %v", name, err)
+	}
+	return res
+}
+
+// onlyText returns the text of a result that must hold exactly one text
+// block.
+func onlyText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("got %d content blocks, want 1: %+v", len(res.Content), res.Content)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("got content %T, want *mcp.TextContent", res.Content[0])
+	}
+	return tc.Text
+}
+
+// runHarness runs Run on in-memory pipes, as a process would on stdio.
+type runHarness struct {
+	transport *mcp.IOTransport // the client's side of the pipes
+	done      chan error       // receives Run's result
+}
+
+// startRun starts Run(ctx, opts, ...) in a goroutine.
+func startRun(ctx context.Context, opts Options) *runHarness {
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	h := &runHarness{
+		transport: &mcp.IOTransport{Reader: clientIn, Writer: clientOut},
+		done:      make(chan error, 1),
+	}
+	go func() { h.done <- Run(ctx, opts, serverIn, serverOut) }()
+	return h
+}
+
+// wait returns Run's result, failing the test if Run does not return.
+func (h *runHarness) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-h.done:
+		return err
+	case <-time.After(testTimeout):
+		t.Fatal("Run did not return")
+		return nil
+	}
+}
+
+// waitForLine polls buf until it holds line as a whole line.
+func waitForLine(t *testing.T, buf *syncBuffer, line string) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for !hasLine(buf.String(), line) {
+		if time.Now().After(deadline) {
+			t.Fatalf("line %q never appeared; got %q", line, buf.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// hasLine reports whether text holds line as a whole line.
+func hasLine(text, line string) bool {
+	for l := range strings.Lines(text) {
+		if strings.TrimRight(l, "\r\n") == line {
+			return true
+		}
+	}
+	return false
+}
+
+// sleepParams calls the sleep tool for ms milliseconds.
+func sleepParams(ms int64) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": ms}}
+}

@@ -1,0 +1,76 @@
+package exampleserver
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes returned by [Main]. A panic from [Options.PanicOnTool] exits
+// with the Go runtime's status 2, the same as a usage error.
+const (
+	// ExitCodeOK means the client closed stdin.
+	ExitCodeOK = 0
+	// ExitCodeFailure means the server failed, or GarbageStdout mode ran.
+	ExitCodeFailure = 1
+	// ExitCodeUsage means the arguments were not valid.
+	ExitCodeUsage = 2
+	// ExitCodeExitRequested means ExitAfterCalls tool calls were answered.
+	ExitCodeExitRequested = 3
+)
+
+// Main runs the example server on os.Stdin and os.Stdout and returns the
+// process exit code; it is what `demo serve` calls. args are the arguments
+// after the command name:
+//
+//	-name NAME             server implementation name (default "mcpvisor-example")
+//	-hang-initialize       never answer initialize
+//	-exit-after-calls N    exit with code 3 after N answered tool calls
+//	-garbage-stdout        write non-JSON lines to stdout, then exit 1
+//	-ignore-sigterm        ignore SIGTERM
+//	-panic-on-tool NAME    crash when the tool NAME is called
+func Main(args []string) int {
+	return mainWith(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// mainWith is Main on explicit streams, so that tests can drive it without a
+// process of its own.
+func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
+	opts := Options{Stderr: stderr}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opts.Name, "name", DefaultName, "server implementation `name`")
+	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
+	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
+	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")
+	fs.BoolVar(&opts.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")
+	fs.StringVar(&opts.PanicOnTool, "panic-on-tool", "", "crash when the tool `name` is called")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitCodeOK
+		}
+		return ExitCodeUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "serve: unexpected arguments %q\n", fs.Args())
+		return ExitCodeUsage
+	}
+	if opts.ExitAfterCalls < 0 {
+		fmt.Fprintf(stderr, "serve: -exit-after-calls must not be negative, got %d\n", opts.ExitAfterCalls)
+		return ExitCodeUsage
+	}
+
+	err := Run(context.Background(), opts, stdin, stdout)
+	switch {
+	case err == nil:
+		return ExitCodeOK
+	case errors.Is(err, ErrExitRequested):
+		return ExitCodeExitRequested
+	default:
+		fmt.Fprintf(stderr, "example server: %v\n", err)
+		return ExitCodeFailure
+	}
+}

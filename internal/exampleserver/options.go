@@ -1,0 +1,66 @@
+package exampleserver
+
+import (
+	"errors"
+	"io"
+	"os"
+)
+
+// DefaultName is the implementation name the server reports when
+// [Options.Name] is empty.
+const DefaultName = "mcpvisor-example"
+
+// ReadyLine is the diagnostic line [Run] writes to [Options.Stderr] before
+// anything else, in every mode, so that a harness can wait for the process to
+// start before talking to it.
+const ReadyLine = "example server ready"
+
+// ErrExitRequested is returned by [Run] once [Options.ExitAfterCalls] tool
+// calls have been answered; the caller is expected to exit the process.
+var ErrExitRequested = errors.New("exampleserver: exit requested after the configured number of tool calls")
+
+// ErrGarbageStdout is returned by [Run] in [Options.GarbageStdout] mode,
+// after the garbage has been written.
+var ErrGarbageStdout = errors.New("exampleserver: wrote garbage to stdout instead of serving")
+
+// Options configure the example server. The zero value is a well-behaved
+// server; every other field injects one fault for tests.
+type Options struct {
+	// Name is the server implementation name; default [DefaultName].
+	Name string
+
+	// HangInitialize makes [Run] read and discard its input without ever
+	// answering, so a client's initialize never completes. [NewServer]
+	// ignores it.
+	HangInitialize bool
+	// ExitAfterCalls, when positive, makes [Run] return [ErrExitRequested]
+	// once that many tool calls have been answered (the answer is written
+	// first). [NewServer] ignores it.
+	ExitAfterCalls int
+	// GarbageStdout makes [Run] write non-JSON lines to its output instead of
+	// serving, and return [ErrGarbageStdout]. [NewServer] ignores it.
+	GarbageStdout bool
+	// IgnoreSIGTERM makes [Run] ignore SIGTERM for the whole process, so a
+	// supervisor has to escalate to SIGKILL. Only meaningful in a process of
+	// its own; never set it in a test binary.
+	IgnoreSIGTERM bool
+	// PanicOnTool, if non-empty, names a tool whose call panics in a handler
+	// goroutine. The SDK does not recover handler panics, so this crashes the
+	// process (exit status 2).
+	PanicOnTool string
+	// Stderr receives diagnostic lines; default os.Stderr. The server
+	// serialises its own writes to it.
+	Stderr io.Writer
+}
+
+// withDefaults returns a copy of o with the documented defaults filled in,
+// so the rest of the package never checks for zero values.
+func (o Options) withDefaults() Options {
+	if o.Name == "" {
+		o.Name = DefaultName
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	return o
+}

@@ -1,0 +1,53 @@
+package exampleserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// version is the implementation version the server reports.
+const version = "0.1.0"
+
+// instructions is deliberately short: clients may show it to a model.
+const instructions = "Example server for mcpvisor demos and tests. " +
+	"Tools: echo, add, sleep, fail, image, resource, env, stderr."
+
+// NewServer returns the example MCP server with all its tools registered, for
+// use with any transport (in-memory ones in tests and benchmarks).
+//
+// Of the fault-injection options only PanicOnTool applies here; the others
+// concern the process or the stream and are handled by [Run].
+func NewServer(opts Options) *mcp.Server {
+	opts = opts.withDefaults()
+	return newServer(opts, &lockedWriter{w: opts.Stderr})
+}
+
+// newServer builds the server around an already serialised stderr, which Run
+// shares so that its own lines cannot interleave with the stderr tool's.
+func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
+	srv := mcp.NewServer(
+		&mcp.Implementation{Name: opts.Name, Version: version},
+		&mcp.ServerOptions{Instructions: instructions},
+	)
+	if opts.PanicOnTool != "" {
+		srv.AddReceivingMiddleware(panicOnTool(opts.PanicOnTool))
+	}
+	addTools(srv, newTools(stderr))
+	return srv
+}
+
+// panicOnTool returns middleware that panics on any call of the named tool.
+// It sits in front of tool lookup so that it fires even for a name that is
+// not registered, which lets tests crash the server on demand.
+func panicOnTool(name string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params.Name == name {
+				panic(fmt.Sprintf("exampleserver: PanicOnTool %q was called", name))
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
