@@ -54,6 +54,10 @@ type Runtime struct {
 	stopWatch    chan struct{}
 }
 
+// managerStartTimeout bounds the wait for the manager's Started, which
+// does no I/O; only a bug can make it take long.
+const managerStartTimeout = 10 * time.Second
+
 // Status is a snapshot of the runtime's servers.
 type Status struct {
 	// ConfigError says why the config file could not be used; the runtime
@@ -106,12 +110,24 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Client:    &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
 		Transport: opts.transport,
 	}
-	pid, err := r.system.Root.SpawnNamed(manager.Props(deps, file, r.managerDone), manager.Name)
+	ready := make(chan struct{})
+	onReady := sync.OnceFunc(func() { close(ready) })
+	pid, err := r.system.Root.SpawnNamed(manager.Props(deps, file, onReady, r.managerDone), manager.Name)
 	if err != nil {
 		r.system.Shutdown()
 		return nil, fmt.Errorf("spawning manager: %w", err)
 	}
 	r.manager = pid
+	// The manager's Started only spawns actors (microseconds each); once it
+	// is done every configured server shows in Status.
+	select {
+	case <-ready:
+	case <-time.After(managerStartTimeout):
+		stopCtx, cancel := context.WithTimeout(context.Background(), managerStartTimeout)
+		defer cancel()
+		_ = r.Shutdown(stopCtx)
+		return nil, errors.New("starting: the manager actor did not start")
+	}
 	go r.shutdownWhenDone(ctx)
 	return r, nil
 }

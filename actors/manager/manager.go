@@ -28,18 +28,21 @@ import (
 const Name = "manager"
 
 // Props returns the manager's props. file is the config loaded at start;
-// done is closed once the manager and all its children have stopped.
-func Props(deps *actors.Deps, file *config.File, done chan<- struct{}) *actor.Props {
+// ready is called once every configured server is in the status board and
+// has its actor (it may be called again by a later incarnation); done is
+// closed once the manager and all its children have stopped.
+func Props(deps *actors.Deps, file *config.File, ready func(), done chan<- struct{}) *actor.Props {
 	return actors.Props(deps.Logger, func() actor.Actor {
-		return &Actor{deps: deps, file: file, done: done}
+		return &Actor{deps: deps, file: file, ready: ready, done: done}
 	})
 }
 
 // Actor is the manager.
 type Actor struct {
-	deps *actors.Deps
-	file *config.File
-	done chan<- struct{}
+	deps  *actors.Deps
+	file  *config.File
+	ready func()
+	done  chan<- struct{}
 
 	servers map[string]*actor.PID
 	queue   []string // servers still waiting for their startup turn
@@ -67,6 +70,7 @@ func (a *Actor) start(c actor.Context) {
 	a.servers = map[string]*actor.PID{}
 	names := make([]string, 0, len(a.file.Servers))
 	for _, srv := range a.file.Servers {
+		a.deps.Board.Set(server.InitialStatus(srv), nil)
 		pid, err := c.SpawnNamed(server.Props(a.deps, srv), srv.Name)
 		if err != nil {
 			a.deps.Logger.Error("spawning server actor", "server", srv.Name, "error", err)
@@ -76,6 +80,7 @@ func (a *Actor) start(c actor.Context) {
 		names = append(names, srv.Name)
 	}
 	a.deps.Board.SetOrder(names)
+	a.ready()
 	a.queue = names
 	a.next(c)
 }

@@ -91,15 +91,23 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = &mcpconn.Tail{}
-	a.st = status.Server{Name: a.cfg.Name, State: status.Starting}
-	switch err := a.cfg.Validate(); {
+	a.st = InitialStatus(a.cfg)
+	a.publish()
+}
+
+// InitialStatus is a server's status before its startup turn: starting,
+// disabled, or failed when its config is invalid. The manager publishes it
+// before the actor exists, so a host never sees a configured server
+// missing from the status.
+func InitialStatus(cfg config.Server) status.Server {
+	st := status.Server{Name: cfg.Name, State: status.Starting, Since: time.Now()}
+	switch err := cfg.Validate(); {
 	case err != nil:
-		a.setFailed(err, status.KindInvalidConfig)
-	case !a.cfg.Enabled:
-		a.setState(status.Disabled)
-	default:
-		a.publish()
+		st.State, st.Error, st.ErrorKind = status.Failed, err.Error(), status.KindInvalidConfig
+	case !cfg.Enabled:
+		st.State = status.Disabled
 	}
+	return st
 }
 
 func (a *Actor) startSession(c actor.Context) {

@@ -118,7 +118,6 @@ func (a *Actor) start(c actor.Context) {
 	})
 }
 
-
 // watch reports the end of the transport to the actor. The goroutine ends
 // with the transport, which Stopping guarantees.
 func (a *Actor) watch(c actor.Context, conn *mcpconn.Conn) {

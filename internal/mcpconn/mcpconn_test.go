@@ -1,0 +1,180 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+func server(command ...string) config.Server {
+	return config.Server{
+		Name: "t", Type: config.TypeLocal, Command: command, Enabled: true,
+		Env: map[string]string{testutil.MarkerEnv: marker},
+	}
+}
+
+func assertNoProcesses(t *testing.T) {
+	t.Helper()
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+}
+
+func TestMergeEnv(t *testing.T) {
+	got := mergeEnv([]string{"A=1", "B=2", "PATH=/bin"}, map[string]string{"B": "over", "C": "new"})
+	slices.Sort(got)
+	want := []string{"A=1", "B=over", "C=new", "PATH=/bin"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("mergeEnv = %v, want %v", got, want)
+	}
+}
+
+func TestRedactor(t *testing.T) {
+	r := Redactor([]string{"abcdef", "abcdefghij", "1", "", "true"})
+	got := r.Replace("x abcdefghij y abcdef z 1 true")
+	if want := "x [redacted] y [redacted] z 1 true"; got != want {
+		t.Fatalf("Replace = %q, want %q (longest first; values under 6 bytes kept)", got, want)
+	}
+}
+
+func TestStderrWriterLinesAndTail(t *testing.T) {
+	var logs strings.Builder
+	tail := &Tail{}
+	w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, []string{"hunter2-secret"})
+	fmt.Fprint(w, "first li")
+	fmt.Fprint(w, "ne\r\nsecond hunter2-secret\n")
+	fmt.Fprint(w, "no newline")
+	w.flush()
+	if got, want := tail.Lines(), []string{"first line", "second [redacted]", "no newline"}; !slices.Equal(got, want) {
+		t.Fatalf("tail = %q, want %q", got, want)
+	}
+	if strings.Contains(logs.String(), "hunter2-secret") {
+		t.Fatalf("secret logged: %s", logs.String())
+	}
+	for i := range TailLines + 7 {
+		fmt.Fprintf(w, "line %d\n", i)
+	}
+	lines := tail.Lines()
+	if len(lines) != TailLines || lines[0] != "line 7" || lines[TailLines-1] != fmt.Sprintf("line %d", TailLines+6) {
+		t.Fatalf("tail after overflow: len %d, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+	fmt.Fprint(w, strings.Repeat("x", 3*maxLineBytes))
+	w.flush()
+	for _, l := range tail.Lines() {
+		if len(l) > maxLineBytes {
+			t.Fatalf("a line of %d bytes was kept; the cap is %d", len(l), maxLineBytes)
+		}
+	}
+}
+
+// A group whose leader and grandchild both ignore stdin close and SIGTERM
+// is gone after stop, grandchild included.
+func TestStopKillsStubbornGroup(t *testing.T) {
+	tail := &Tail{}
+	w := newStderrWriter(slog.New(slog.DiscardHandler), tail, nil)
+	script := `trap "" TERM; sleep 300 & echo started >&2; while :; do sleep 1; done`
+	tr := newStdioTransport([]string{"/bin/sh", "-c", script}, map[string]string{testutil.MarkerEnv: marker}, w, 100*time.Millisecond)
+	if _, err := tr.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(testutil.ProcessesWithMarker(marker)) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the script did not start its grandchild")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if tr.pid() <= 0 {
+		t.Fatalf("pid = %d", tr.pid())
+	}
+	tr.stop(100 * time.Millisecond)
+	tr.stop(100 * time.Millisecond) // idempotent
+	assertNoProcesses(t)
+}
+
+func TestDialAndCall(t *testing.T) {
+	c, err := Dial(context.Background(), Options{Server: server(demoBin, "serve"), Grace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Tools()) == 0 || c.PID() <= 0 {
+		t.Fatalf("tools %d pid %d", len(c.Tools()), c.PID())
+	}
+	res, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "x"})
+	if err != nil || res.IsError {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	c.Close()
+	c.Close()
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done not closed after Close")
+	}
+	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "x"}); !errors.Is(err, tools.ErrSessionClosed) {
+		t.Fatalf("call after Close: %v, want ErrSessionClosed", err)
+	}
+	assertNoProcesses(t)
+}
+
+// Cancelling a dial that waits on a server that never answers initialize
+// returns an error and leaves no process, even when the server ignores
+// SIGTERM.
+func TestAbandonedDialLeavesNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := Dial(ctx, Options{Server: server(demoBin, "serve", "-hang-initialize", "-ignore-sigterm"), Grace: 100 * time.Millisecond})
+		errc <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(testutil.ProcessesWithMarker(marker)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("server never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), `connecting "t"`) {
+		t.Fatalf("Dial err = %v, want a connecting error", err)
+	}
+	assertNoProcesses(t)
+}
+
+func TestDialTimeoutNamesTheLimit(t *testing.T) {
+	srv := server(demoBin, "serve", "-hang-initialize")
+	srv.TimeoutSeconds = 1
+	_, err := Dial(context.Background(), Options{Server: srv, Grace: 100 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "timeout_seconds=1") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a timeout naming timeout_seconds=1", err)
+	}
+	assertNoProcesses(t)
+}
+
+func TestLostSessionIsReported(t *testing.T) {
+	c, err := Dial(context.Background(), Options{Server: server(demoBin, "serve", "-exit-after-calls", "1"), Grace: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "last"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the exit of the server was not noticed")
+	}
+	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "lost") {
+		t.Fatalf("Err = %v", err)
+	}
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// Start returns while a server is still waiting; nothing is registered
+// before initialize succeeded.
+func TestStartDoesNotWaitForServers(t *testing.T) {
+	hung := exampleServer("hung", "-hang-initialize")
+	hung.TimeoutSeconds = 30
+	rt := start(t, Options{}, hung, exampleServer("later"))
+	st := rt.Status()
+	if len(st.Servers) != 2 || st.Servers[0].Name != "hung" || st.Servers[1].Name != "later" {
+		t.Fatalf("status = %+v, want both servers in config order", st)
+	}
+	for _, s := range st.Servers {
+		if s.State != status.Starting || s.Ready || s.ToolCount != 0 {
+			t.Errorf("%s = %+v, want starting, not ready, no tools", s.Name, s)
+		}
+	}
+	if n := len(rt.Tools()); n != 0 {
+		t.Errorf("%d tools registered before any initialize", n)
+	}
+}
+
+// Shutdown during startup cancels the pending connect and leaves no
+// process, even for a server that ignores SIGTERM.
+func TestShutdownDuringStartup(t *testing.T) {
+	hung := exampleServer("hung", "-hang-initialize", "-ignore-sigterm")
+	hung.TimeoutSeconds = 60
+	rt := start(t, Options{StopGrace: 200 * time.Millisecond}, hung, exampleServer("never"))
+	waitForProcesses(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+	if n := len(rt.Tools()); n != 0 {
+		t.Fatalf("%d tools registered after shutdown", n)
+	}
+}
+
+// Cancelling Start's context shuts the runtime down by itself.
+func TestStartContextCancelShutsDown(t *testing.T) {
+	dir := t.TempDir()
+	file := &config.File{}
+	file.Put(exampleServer("ex"))
+	if err := (config.Store{Dir: func() (string, error) { return dir, nil }}).Save(file); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rt, err := Start(ctx, Options{StateDir: dir, StopGrace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitForProcesses(t, 1)
+	cancel()
+	waitCtx, waitCancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer waitCancel()
+	if err := rt.Shutdown(waitCtx); err != nil {
+		t.Fatalf("Shutdown after ctx cancel: %v", err)
+	}
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+}
+
+// A file that does not parse: the runtime runs with no servers, says why,
+// and the file is untouched.
+func TestUnparsableConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, config.FileName)
+	broken := []byte(`{"servers": {"a": {"type": "local", "command": ["x"]},}}`)
+	if err := os.WriteFile(path, broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := Start(context.Background(), Options{StateDir: dir})
+	if err != nil {
+		t.Fatalf("Start must not fail on a broken file: %v", err)
+	}
+	defer rt.Shutdown(context.Background())
+	st := rt.Status()
+	if st.ConfigError == "" || !strings.Contains(st.ConfigError, path) || len(st.Servers) != 0 {
+		t.Fatalf("status = %+v, want a config error naming the file and no servers", st)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(broken) {
+		t.Fatalf("file changed: %q", got)
+	}
+}
+
+// An entry with a bad config fails alone, with the field named.
+func TestInvalidEntryFailsAlone(t *testing.T) {
+	bad := config.Server{Name: "bad", Type: config.TypeLocal, Enabled: true} // no command
+	rt := start(t, Options{}, bad, exampleServer("good"))
+	st := rt.waitSettled(t, "bad")
+	if st.State != status.Failed || st.ErrorKind != status.KindInvalidConfig || !strings.Contains(st.Error, "command") {
+		t.Fatalf("bad = %+v, want failed/invalid_config naming command", st)
+	}
+	if st := rt.waitSettled(t, "good"); st.State != status.Ready {
+		t.Fatalf("good = %+v", st)
+	}
+}
+
+func TestDisabledServerStartsNothing(t *testing.T) {
+	off := exampleServer("off")
+	off.Enabled = false
+	rt := start(t, Options{}, off, exampleServer("on"))
+	rt.waitSettled(t, "on")
+	st := rt.waitSettled(t, "off")
+	if st.State != status.Disabled || st.Ready {
+		t.Fatalf("off = %+v, want disabled", st)
+	}
+	if n := len(testutil.ProcessesWithMarker(marker)); n != 1 {
+		t.Fatalf("%d server processes, want only the enabled one", n)
+	}
+	for _, tool := range rt.Tools() {
+		if tool.Server == "off" {
+			t.Fatalf("tool %s of a disabled server", tool.Name)
+		}
+	}
+}
+
+// A server whose process dies is marked failed and its tools go at once.
+func TestLostSessionUnregistersTools(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex", "-exit-after-calls", "1"))
+	rt.waitSettled(t, "ex")
+	mustCall(t, rt, "ex__echo", map[string]any{"text": "bye"})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(rt.Tools()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("tools still registered after the server exited")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	st, _ := rt.board.Get("ex")
+	if st.State != status.Failed || st.ErrorKind != status.KindSessionLost {
+		t.Fatalf("status = %+v, want failed/session_lost", st)
+	}
+}
+
+func waitForProcesses(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(testutil.ProcessesWithMarker(marker)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than %d server processes started", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
