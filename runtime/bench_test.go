@@ -12,6 +12,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // BenchmarkCallTool compares Runtime.CallTool with a direct go-sdk
@@ -72,11 +73,7 @@ func connectDirect(b *testing.B, t mcp.Transport) *mcp.ClientSession {
 func startBench(b *testing.B, opts Options, srv config.Server) *Runtime {
 	b.Helper()
 	dir := b.TempDir()
-	file := &config.File{}
-	file.Put(srv)
-	if err := (config.Store{Dir: func() (string, error) { return dir, nil }}).Save(file); err != nil {
-		b.Fatal(err)
-	}
+	testutil.WriteConfig(b, dir, srv)
 	opts.StateDir = dir
 	rt, err := Start(context.Background(), opts)
 	if err != nil {

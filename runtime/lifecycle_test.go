@@ -56,11 +56,7 @@ func TestShutdownDuringStartup(t *testing.T) {
 // Cancelling Start's context shuts the runtime down by itself.
 func TestStartContextCancelShutsDown(t *testing.T) {
 	dir := t.TempDir()
-	file := &config.File{}
-	file.Put(exampleServer("ex"))
-	if err := (config.Store{Dir: func() (string, error) { return dir, nil }}).Save(file); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteConfig(t, dir, exampleServer("ex"))
 	ctx, cancel := context.WithCancel(context.Background())
 	rt, err := Start(ctx, Options{StateDir: dir, StopGrace: 200 * time.Millisecond})
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
@@ -24,31 +22,7 @@ var (
 	marker  = fmt.Sprintf("runtime-test-%d", os.Getpid())
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpvisor-runtime-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	demoBin, err = testutil.BuildDemo(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: server processes left behind: %v\n", left)
-		code = 1
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: goroutines leaked: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.Main(m, &demoBin, marker) }
 
 // exampleServer configures the example server under name with extra flags.
 func exampleServer(name string, flags ...string) config.Server {
@@ -90,13 +64,7 @@ type testRuntime struct {
 func start(t *testing.T, opts Options, servers ...config.Server) *testRuntime {
 	t.Helper()
 	dir := t.TempDir()
-	file := &config.File{}
-	for _, s := range servers {
-		file.Put(s)
-	}
-	if err := (config.Store{Dir: func() (string, error) { return dir, nil }}).Save(file); err != nil {
-		t.Fatalf("saving config: %v", err)
-	}
+	testutil.WriteConfig(t, dir, servers...)
 	logs := &logBuffer{}
 	opts.StateDir = dir
 	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

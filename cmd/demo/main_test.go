@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 )
@@ -22,31 +20,7 @@ var (
 	marker  = fmt.Sprintf("demo-test-%d", os.Getpid())
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpvisor-demo-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	demoBin, err = testutil.BuildDemo(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: processes left behind: %v\n", left)
-		code = 1
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: goroutines leaked: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.Main(m, &demoBin, marker) }
 
 // demoCommand runs the demo binary with the marker in its environment, which
 // the servers it starts inherit.
@@ -84,11 +58,7 @@ func TestTour(t *testing.T) {
 
 func TestRunUntilSIGTERM(t *testing.T) {
 	dir := t.TempDir()
-	file := &config.File{}
-	file.Put(config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true})
-	if err := (config.Store{Dir: func() (string, error) { return dir, nil }}).Save(file); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteConfig(t, dir, config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true})
 	cmd := demoCommand("run", "-state-dir", dir)
 	logs := &lockedBuffer{}
 	cmd.Stderr = logs
@@ -165,4 +135,3 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
-
