@@ -15,6 +15,7 @@ package manager
 
 import (
 	"slices"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/messages"
+	"github.com/openprogram/mcpvisor/status"
 )
 
 // Name is the manager's actor name.
@@ -44,9 +46,10 @@ type Actor struct {
 	ready func()
 	done  chan<- struct{}
 
-	servers map[string]*actor.PID
-	queue   []string // servers still waiting for their startup turn
-	pending string   // the server whose startup turn is running
+	servers  map[string]*actor.PID
+	queue    []string // servers still waiting for their startup turn
+	pending  string   // the server whose startup turn is running
+	stopping bool
 }
 
 // Receive handles lifecycle first, then the servers' reports.
@@ -54,6 +57,8 @@ func (a *Actor) Receive(c actor.Context) {
 	switch msg := c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
+	case *actor.Stopping:
+		a.stopping = true
 	case *actor.Stopped:
 		close(a.done)
 	case *actor.Terminated:
@@ -98,11 +103,18 @@ func (a *Actor) next(c actor.Context) {
 }
 
 // terminated forgets a server actor that died; if it held the startup
-// turn, the next server gets it.
+// turn, the next server gets it. Its tools went with it (its Stopping
+// unregisters them); its status must not keep claiming otherwise.
 func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 	for name, pid := range a.servers {
 		if pid.Equal(who) {
 			delete(a.servers, name)
+			if !a.stopping {
+				a.deps.Board.Set(status.Server{
+					Name: name, State: status.Failed, Since: time.Now(),
+					Error: "server actor stopped unexpectedly", ErrorKind: status.KindSessionLost,
+				}, nil)
+			}
 			a.queue = slices.DeleteFunc(a.queue, func(n string) bool { return n == name })
 			if a.pending == name {
 				a.pending = ""

@@ -1,0 +1,45 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// Stopping a server actor or its session from outside leaves no process
+// and no tool, and the status says the server is down.
+func TestKilledActorsLeaveNothing(t *testing.T) {
+	for _, path := range []string{"manager/ex", "manager/ex/session"} {
+		t.Run(path, func(t *testing.T) {
+			rt := start(t, Options{StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
+			rt.waitSettled(t, "ex")
+			if len(rt.Tools()) == 0 || len(testutil.ProcessesWithMarker(marker)) != 1 {
+				t.Fatalf("not ready: %+v", rt.Status())
+			}
+			pid := actor.NewPID(rt.system.Address(), path)
+			rt.system.Root.Stop(pid)
+
+			deadline := time.Now().Add(10 * time.Second)
+			for len(rt.Tools()) > 0 || len(testutil.ProcessesWithMarker(marker)) > 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("after stopping %s: %d tools, processes %v", path, len(rt.Tools()), testutil.ProcessesWithMarker(marker))
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			for {
+				st, _ := rt.board.Get("ex")
+				if st.State == status.Failed && st.ErrorKind == status.KindSessionLost && !st.Ready {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("status after stopping %s = %+v, want failed/session_lost", path, st)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+}
