@@ -58,6 +58,7 @@ type Board struct {
 	mu      sync.RWMutex
 	entries map[string]entry
 	order   []string
+	config  []string // the names of the last SetOrder
 }
 
 type entry struct {
@@ -84,7 +85,9 @@ func (b *Board) Delete(name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.entries, name)
-	b.order = slices.DeleteFunc(b.order, func(n string) bool { return n == name })
+	if !slices.Contains(b.config, name) { // a configured name keeps its place
+		b.order = slices.DeleteFunc(b.order, func(n string) bool { return n == name })
+	}
 }
 
 // SetOrder sets the listing order (the config's order); names not in it
@@ -92,7 +95,11 @@ func (b *Board) Delete(name string) {
 func (b *Board) SetOrder(names []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	rest := slices.DeleteFunc(slices.Clone(b.order), func(n string) bool { return slices.Contains(names, n) })
+	rest := slices.DeleteFunc(slices.Clone(b.order), func(n string) bool {
+		_, set := b.entries[n]
+		return slices.Contains(names, n) || !set // !set: only in an older config
+	})
+	b.config = slices.Clone(names)
 	b.order = append(slices.Clone(names), rest...)
 }
 

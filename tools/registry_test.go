@@ -63,6 +63,22 @@ func pending(s *Subscription) bool {
 	}
 }
 
+// inTime runs f and fails the test if it has not returned within 10s, so a
+// writer that blocks on a subscriber fails instead of hanging the run.
+func inTime(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not return in 10s: a writer blocks", what)
+	}
+}
+
 func TestListSortedAndStable(t *testing.T) {
 	servers := map[string][]Tool{
 		"zeta":  mkAll("zeta", "zeta__b", "zeta__a"),
@@ -554,26 +570,29 @@ func TestSubscribeSignalsAfterEveryChange(t *testing.T) {
 		{"set after close", func(r *Registry) { _ = r.SetServer("C", mkAll("C", "C__x")) }, false},
 	}
 	r := NewRegistry(nil)
+	// Subscriptions here are closed at the end rather than deferred: after
+	// an inTime failure the stuck writer holds the registry's lock.
 	sub := r.Subscribe()
-	defer sub.Close()
 	if pending(sub) {
 		t.Fatal("a new subscription has a signal before any change")
 	}
 	for _, st := range steps {
-		st.do(r) // notification is synchronous: no wait needed
+		inTime(t, st.desc, func() { st.do(r) }) // notification is synchronous
 		if got := pending(sub); got != st.signal {
 			t.Errorf("%s: signal = %v, want %v", st.desc, got, st.signal)
 		}
 	}
+	sub.Close()
 }
 
 func TestSubscribeCoalesces(t *testing.T) {
 	r := NewRegistry(nil)
 	sub := r.Subscribe()
-	defer sub.Close()
-	for i := range 100 {
-		mustSet(t, r, "s", mkAll("s", fmt.Sprintf("s__t%d", i)))
-	}
+	inTime(t, "100 changes", func() {
+		for i := range 100 {
+			_ = r.SetServer("s", mkAll("s", fmt.Sprintf("s__t%d", i)))
+		}
+	})
 	if !pending(sub) {
 		t.Fatal("no signal after 100 changes")
 	}
@@ -588,6 +607,7 @@ func TestSubscribeCoalesces(t *testing.T) {
 	if !pending(sub) {
 		t.Error("no signal for a change after the pending one was taken")
 	}
+	sub.Close()
 }
 
 func TestSubscribeNeverBlocksWriter(t *testing.T) {
@@ -595,42 +615,33 @@ func TestSubscribeNeverBlocksWriter(t *testing.T) {
 	subs := make([]*Subscription, 10) // nobody ever reads these
 	for i := range subs {
 		subs[i] = r.Subscribe()
-		defer subs[i].Close()
 	}
-	done := make(chan error, 1)
-	go func() {
+	inTime(t, "10000 changes with unread subscriptions", func() {
 		for i := range 10_000 {
 			if err := r.SetServer("s", mkAll("s", fmt.Sprintf("s__t%d", i%7))); err != nil {
-				done <- err
+				t.Errorf("SetServer: %v", err)
 				return
 			}
 		}
-		done <- nil
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("SetServer: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("10000 changes with unread subscriptions did not finish in 10s: the writer blocks")
-	}
+	})
 	for i, s := range subs {
 		if !pending(s) || pending(s) {
 			t.Errorf("subscription %d: want exactly one pending signal", i)
 		}
+		s.Close()
 	}
 }
 
 func TestSubscriptionCloseStopsSignals(t *testing.T) {
 	r := NewRegistry(nil)
 	closed, open := r.Subscribe(), r.Subscribe()
-	defer open.Close()
 
 	closed.Close()
 	closed.Close() // twice is harmless
-	mustSet(t, r, "s", mkAll("s", "s__a"))
-	r.RemoveServer("s")
+	inTime(t, "two changes", func() {
+		_ = r.SetServer("s", mkAll("s", "s__a"))
+		r.RemoveServer("s")
+	})
 
 	if pending(closed) {
 		t.Error("a closed subscription got a signal (or its C was closed)")
@@ -638,6 +649,7 @@ func TestSubscriptionCloseStopsSignals(t *testing.T) {
 	if !pending(open) {
 		t.Error("closing one subscription silenced another")
 	}
+	open.Close()
 }
 
 // Subscribing, closing and reading while writers change the set is safe
@@ -681,15 +693,17 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	sub := r.Subscribe()
-	defer sub.Close()
 	select {
 	case <-sub.C:
 	case <-time.After(10 * time.Second):
 		t.Error("no signal in 10s while writers were changing the set")
 	}
 	time.Sleep(50 * time.Millisecond)
-	close(stop)
-	wg.Wait()
+	inTime(t, "stopping the workers", func() {
+		sub.Close()
+		close(stop)
+		wg.Wait()
+	})
 
 	for _, tl := range r.List() {
 		if tl.Name != "dup" && tl.Name != tl.Server+"__a" {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,16 +39,21 @@ type Options struct {
 	// Transport, if set, replaces the server's own transport. Tests and
 	// benchmarks use it for in-memory servers; no process is started.
 	Transport mcp.Transport
+	// Go runs background work that may outlive Dial or Close (cleanup of
+	// an abandoned dial, a process being stopped). The owner waits for it
+	// at shutdown. Default: a plain goroutine.
+	Go func(func())
 }
 
 // Conn is a connected, initialized MCP session with its tool list.
 // CallTool may be used from any goroutine; Close may be called several
 // times and concurrently.
 type Conn struct {
-	name    string
-	timeout time.Duration
-	grace   time.Duration
-	logger  *slog.Logger
+	name     string
+	timeout  time.Duration
+	grace    time.Duration
+	logger   *slog.Logger
+	redactor *strings.Replacer
 
 	cs     *mcp.ClientSession
 	proc   *stdioTransport // nil for an injected transport
@@ -69,10 +75,17 @@ type Conn struct {
 	closeOnce sync.Once
 }
 
+// dialResult is what the connecting goroutine hands to Dial.
+type dialResult struct {
+	cs    *mcp.ClientSession
+	tools []*mcp.Tool
+	err   error
+}
+
 // Dial starts the server, initializes the session and lists its tools, all
-// within the server's timeout_seconds. If ctx ends or anything fails,
-// everything Dial started is stopped before it returns the error: a failed
-// Dial leaves no process behind.
+// within the server's timeout_seconds. It returns as soon as that limit or
+// ctx ends, without waiting for a stubborn process to die: the cleanup runs
+// through opts.Go, and leaves no process behind.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv := opts.Server
 	if srv.Type != config.TypeLocal && opts.Transport == nil {
@@ -84,6 +97,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if opts.Client == nil {
 		opts.Client = &mcp.Implementation{Name: "mcpvisor"}
 	}
+	if opts.Go == nil {
+		opts.Go = func(f func()) { go f() }
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -92,51 +108,77 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if tail == nil {
 		tail = &Tail{}
 	}
+	redactor := Redactor(srv.Secrets())
 	stderr := newStderrWriter(logger, tail, srv.Secrets())
 	var proc *stdioTransport
 	var transport mcp.Transport = opts.Transport
 	if transport == nil {
-		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace)
+		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace, opts.Go)
 		transport = proc
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
 	defer cancel()
-	// Once the dial is abandoned, kill the process right away instead of
-	// waiting for the SDK's own close, which allows the child two full
-	// terminate periods per signal.
-	stopOnAbandon := context.AfterFunc(ctx, func() { proc.stop(opts.Grace) })
 
-	c := &Conn{
-		name:    srv.Name,
-		timeout: srv.Timeout(),
-		grace:   opts.Grace,
-		logger:  logger,
-		proc:    proc,
-		stderr:  stderr,
-		done:    make(chan struct{}),
-	}
-	c.inflight = map[uint64]context.CancelFunc{}
 	client := mcp.NewClient(opts.Client, &mcp.ClientOptions{Logger: logger})
-	cs, err := client.Connect(ctx, transport, nil)
-	if err == nil {
-		c.cs = cs
-		c.tools, err = listTools(ctx, cs)
-	}
-	if err == nil && !stopOnAbandon() {
-		err = ctx.Err() // the dial was abandoned just as it succeeded
-	}
-	if err != nil {
-		err = dialError(ctx, srv, err, tail)
-		proc.stop(opts.Grace)
-		if cs != nil {
-			closeSession(cs, opts.Grace)
+	results := make(chan dialResult, 1)
+	opts.Go(func() {
+		cs, err := client.Connect(ctx, transport, nil)
+		var list []*mcp.Tool
+		if err == nil {
+			list, err = listTools(ctx, cs)
 		}
+		results <- dialResult{cs: cs, tools: list, err: err}
+	})
+
+	fail := func(err error) (*Conn, error) {
 		stderr.flush()
-		return nil, err
+		return nil, redact(redactor, dialError(ctx, srv, err, tail))
+	}
+	// Once the dial is abandoned (or fails), the process is stopped at
+	// once, or never started if the connect goroutine has not got that far.
+	select {
+	case r := <-results:
+		if r.err == nil && ctx.Err() == nil {
+			return newConn(srv, opts, r, proc, stderr, redactor, logger), nil
+		}
+		if r.err == nil { // it succeeded just as the dial was abandoned
+			r.err = ctx.Err()
+		}
+		proc.stopAsync()
+		opts.Go(func() { abandon(r, proc, opts.Grace) })
+		return fail(r.err)
+	case <-ctx.Done():
+		proc.stopAsync()
+		opts.Go(func() { abandon(<-results, proc, opts.Grace) })
+		return fail(ctx.Err())
+	}
+}
+
+func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport, stderr *stderrWriter, redactor *strings.Replacer, logger *slog.Logger) *Conn {
+	c := &Conn{
+		name:     srv.Name,
+		timeout:  srv.Timeout(),
+		grace:    opts.Grace,
+		logger:   logger,
+		redactor: redactor,
+		cs:       r.cs,
+		proc:     proc,
+		stderr:   stderr,
+		tools:    r.tools,
+		inflight: map[uint64]context.CancelFunc{},
+		done:     make(chan struct{}),
 	}
 	go c.watch()
-	return c, nil
+	return c
+}
+
+// abandon releases what a dial produced after nobody wants it any more.
+func abandon(r dialResult, proc *stdioTransport, grace time.Duration) {
+	proc.stop()
+	if r.cs != nil {
+		closeSession(r.cs, grace)
+	}
 }
 
 func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
@@ -150,11 +192,21 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 	return out, nil
 }
 
-// dialError makes a failed dial readable: a timeout says which limit it hit,
-// and a process that died says what it printed last.
+// dialError makes a failed dial readable: a timeout says which limit it hit
+// (and stays errors.Is context.DeadlineExceeded whatever the SDK reported),
+// garbage on stdout is named as such, and a process that died says what it
+// printed last.
 func dialError(ctx context.Context, srv config.Server, err error, tail *Tail) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within timeout_seconds=%d: %w", int(srv.Timeout()/time.Second), err)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within timeout_seconds=%d: %w", int(srv.Timeout()/time.Second), err)
+		} else {
+			err = fmt.Errorf("no answer within timeout_seconds=%d: %w (%w)", int(srv.Timeout()/time.Second), ctx.Err(), err)
+		}
+	case strings.Contains(err.Error(), "invalid character"):
+		// The SDK flattens the JSON syntax error into text.
+		err = fmt.Errorf("the server wrote something that is not JSON-RPC to stdout (MCP stdio servers must log to stderr): %w", err)
 	}
 	if lines := tail.Lines(); len(lines) > 0 {
 		err = fmt.Errorf("%w (last stderr line: %q)", err, lines[len(lines)-1])
@@ -169,7 +221,7 @@ func (c *Conn) watch() {
 	if err == nil {
 		err = errors.New("server closed the connection")
 	}
-	c.lostErr = fmt.Errorf("session of %q lost: %w", c.name, err)
+	c.lostErr = redact(c.redactor, fmt.Errorf("session of %q lost: %w", c.name, err))
 	close(c.done)
 }
 
@@ -214,7 +266,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case callCtx.Err() != nil:
 		return nil, fmt.Errorf("calling %q on %q: %w after %s (timeout_seconds)", name, c.name, tools.ErrTimeout, c.timeout)
 	}
-	return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, err)
+	return nil, redact(c.redactor, fmt.Errorf("calling %q on %q: %w", name, c.name, err))
 }
 
 // track registers a running call; false once Close began.
@@ -250,7 +302,7 @@ func (c *Conn) cancelCalls() {
 // Close ends the session: in-flight calls are cancelled (the server gets
 // notifications/cancelled), stdin is closed, then the process group gets
 // SIGTERM and SIGKILL after each grace period. It returns when the process
-// is reaped and the session's goroutines are done.
+// group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
 		c.cancelCalls()
@@ -259,9 +311,13 @@ func (c *Conn) Close() {
 			defer close(closed)
 			closeSession(c.cs, c.grace)
 		}()
-		c.proc.stop(c.grace)
-		<-closed
-		<-c.done
+		c.proc.stop()
+		<-closed // bounded by closeSession
+		select {
+		case <-c.done:
+		case <-time.After(c.grace):
+			c.logger.Warn("session did not end after close; continuing")
+		}
 		c.stderr.flush()
 	})
 }

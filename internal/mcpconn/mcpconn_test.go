@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,10 +69,38 @@ func TestStderrWriterLinesAndTail(t *testing.T) {
 		t.Fatalf("tail after overflow: len %d, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
 	}
 	fmt.Fprint(w, strings.Repeat("x", 3*maxLineBytes))
-	w.flush()
-	for _, l := range tail.Lines() {
-		if len(l) > maxLineBytes {
-			t.Fatalf("a line of %d bytes was kept; the cap is %d", len(l), maxLineBytes)
+	fmt.Fprint(w, "\nafter\n")
+	lines = tail.Lines()
+	if got := lines[len(lines)-2]; !strings.HasSuffix(got, "[line truncated]") || len(got) > maxLineBytes+64 {
+		t.Fatalf("too-long line kept as %d bytes ending %q", len(got), got[len(got)-20:])
+	}
+	if got := lines[len(lines)-1]; got != "after" {
+		t.Fatalf("line after a too-long one = %q", got)
+	}
+}
+
+// A secret that crosses the line cap, in one write or split over writes,
+// is never exposed in part.
+func TestStderrSecretAtTheCut(t *testing.T) {
+	const secret = "s3cret-token-value-0123456789"
+	for _, split := range []int{0, 1, len(secret) / 2, len(secret) - 1} {
+		for _, offset := range []int{-len(secret) + 1, -5, -1, 0} {
+			var logs strings.Builder
+			tail := &Tail{}
+			w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, []string{secret})
+			line := strings.Repeat("y", maxLineBytes+offset) + secret + strings.Repeat("z", 100)
+			cut := maxLineBytes + offset + split
+			fmt.Fprint(w, line[:cut])
+			fmt.Fprint(w, line[cut:]+"\n")
+			got := strings.TrimSuffix(tail.Lines()[0], " …[line truncated]")
+			for k := 3; k <= len(secret); k++ {
+				if strings.HasSuffix(got, secret[:k]) || strings.Contains(got, secret) {
+					t.Fatalf("offset %d split %d: the line shows %d bytes of the secret: %q", offset, split, k, got[len(got)-40:])
+				}
+			}
+			if strings.Contains(logs.String(), secret[:8]) {
+				t.Fatalf("offset %d split %d: secret prefix logged", offset, split)
+			}
 		}
 	}
 }
@@ -82,7 +111,7 @@ func TestStopKillsStubbornGroup(t *testing.T) {
 	tail := &Tail{}
 	w := newStderrWriter(slog.New(slog.DiscardHandler), tail, nil)
 	script := `trap "" TERM; sleep 300 & echo started >&2; while :; do sleep 1; done`
-	tr := newStdioTransport([]string{"/bin/sh", "-c", script}, map[string]string{testutil.MarkerEnv: marker}, w, 100*time.Millisecond)
+	tr := newStdioTransport([]string{"/bin/sh", "-c", script}, map[string]string{testutil.MarkerEnv: marker}, w, 100*time.Millisecond, func(f func()) { go f() })
 	if _, err := tr.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +125,8 @@ func TestStopKillsStubbornGroup(t *testing.T) {
 	if tr.pid() <= 0 {
 		t.Fatalf("pid = %d", tr.pid())
 	}
-	tr.stop(100 * time.Millisecond)
-	tr.stop(100 * time.Millisecond) // idempotent
+	tr.stop()
+	tr.stop() // idempotent
 	assertNoProcesses(t)
 }
 
@@ -132,8 +161,9 @@ func TestDialAndCall(t *testing.T) {
 func TestAbandonedDialLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
+	var work sync.WaitGroup
 	go func() {
-		_, err := Dial(ctx, Options{Server: server(demoBin, "serve", "-hang-initialize", "-ignore-sigterm"), Grace: 100 * time.Millisecond})
+		_, err := Dial(ctx, Options{Server: server(demoBin, "serve", "-hang-initialize", "-ignore-sigterm"), Grace: 100 * time.Millisecond, Go: work.Go})
 		errc <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
@@ -147,16 +177,19 @@ func TestAbandonedDialLeavesNothing(t *testing.T) {
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), `connecting "t"`) {
 		t.Fatalf("Dial err = %v, want a connecting error", err)
 	}
+	work.Wait()
 	assertNoProcesses(t)
 }
 
 func TestDialTimeoutNamesTheLimit(t *testing.T) {
 	srv := server(demoBin, "serve", "-hang-initialize")
 	srv.TimeoutSeconds = 1
-	_, err := Dial(context.Background(), Options{Server: srv, Grace: 100 * time.Millisecond})
+	var work sync.WaitGroup
+	_, err := Dial(context.Background(), Options{Server: srv, Grace: 100 * time.Millisecond, Go: work.Go})
 	if err == nil || !strings.Contains(err.Error(), "timeout_seconds=1") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want a timeout naming timeout_seconds=1", err)
 	}
+	work.Wait()
 	assertNoProcesses(t)
 }
 
@@ -176,5 +209,27 @@ func TestLostSessionIsReported(t *testing.T) {
 	}
 	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "lost") {
 		t.Fatalf("Err = %v", err)
+	}
+}
+
+// A dial cancelled at any moment, before or while a wrapper command starts
+// its own child, leaves no process once its background work is done.
+func TestCancelledDialRacesLeaveNothing(t *testing.T) {
+	wrapper := server("/bin/sh", "-c", "sleep 300 & exec "+demoBin+" serve")
+	for i := range 12 {
+		ctx, cancel := context.WithCancel(context.Background())
+		if i%3 == 0 {
+			cancel() // before anything started
+		} else {
+			time.AfterFunc(time.Duration(i%7)*time.Millisecond, cancel)
+		}
+		var work sync.WaitGroup
+		c, err := Dial(ctx, Options{Server: wrapper, Grace: 100 * time.Millisecond, Go: work.Go})
+		if err == nil {
+			c.Close()
+		}
+		cancel()
+		work.Wait()
+		assertNoProcesses(t)
 	}
 }

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,24 +13,36 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// errStopped is returned by Connect once the transport was stopped: a dial
+// abandoned before the process started must never start it afterwards.
+var errStopped = errors.New("stopped before the process started")
+
 // stdioTransport is the SDK's CommandTransport plus what the SDK does not
-// give us: the child runs in its own process group, and we keep the
-// connection it opened so that stop can close stdin and signal the whole
-// group even while calls are pending (the SDK's session Close first waits
-// for every in-flight call, and a call whose reply never comes blocks it
-// forever).
+// give us:
+//   - the child runs in its own process group, and stopping kills the whole
+//     group, so wrappers (npx, uvx, sh -c) leave no grandchild behind;
+//   - every close, ours or the SDK's own (a failed initialize, a lost
+//     session), goes through one stop sequence: close stdin; after grace
+//     SIGTERM the group; after another grace SIGKILL it;
+//   - a stop that comes before the process started prevents the start.
+//
+// The SDK's own escalation (it signals only the leader) is pushed past ours
+// with a long TerminateDuration, so the SDK is left with only the reaping.
 type stdioTransport struct {
 	inner mcp.CommandTransport
+	grace time.Duration
+	spawn func(func()) // runs tracked background work
 
-	mu   sync.Mutex
-	conn mcp.Connection // set once Connect started the process
+	mu      sync.Mutex
+	conn    mcp.Connection // the SDK's connection, once the process started
+	stopped bool
 
 	stopOnce sync.Once
-	stopped  chan struct{} // closed when the process is reaped and its group killed
+	done     chan struct{} // closed when the process and its group are gone
 }
 
 // newStdioTransport prepares (but does not start) the command of a server.
-func newStdioTransport(argv []string, env map[string]string, stderr *stderrWriter, grace time.Duration) *stdioTransport {
+func newStdioTransport(argv []string, env map[string]string, stderr *stderrWriter, grace time.Duration, spawn func(func())) *stdioTransport {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = mergeEnv(os.Environ(), env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -38,8 +51,10 @@ func newStdioTransport(argv []string, env map[string]string, stderr *stderrWrite
 	// the group leader died; never let Wait block on it for long.
 	cmd.WaitDelay = grace
 	return &stdioTransport{
-		inner:   mcp.CommandTransport{Command: cmd, TerminateDuration: grace},
-		stopped: make(chan struct{}),
+		inner: mcp.CommandTransport{Command: cmd, TerminateDuration: 3*grace + time.Second},
+		grace: grace,
+		spawn: spawn,
+		done:  make(chan struct{}),
 	}
 }
 
@@ -58,16 +73,32 @@ func mergeEnv(parent []string, env map[string]string) []string {
 	return out
 }
 
-// Connect starts the process.
+// Connect starts the process, unless the transport was already stopped.
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return nil, errStopped
+	}
 	c, err := t.inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
 	t.conn = c
-	t.mu.Unlock()
-	return c, nil
+	return &groupConn{Connection: c, t: t}, nil
+}
+
+// groupConn is the connection the SDK sees. Its Close starts the group stop
+// in the background and returns: the SDK calls Close from inside its own
+// bookkeeping, and a stubborn server must not hold that up for two graces.
+type groupConn struct {
+	mcp.Connection
+	t *stdioTransport
+}
+
+func (c *groupConn) Close() error {
+	c.t.stopAsync()
+	return nil
 }
 
 // pid returns the process id, or 0 before the process started.
@@ -77,55 +108,65 @@ func (t *stdioTransport) pid() int {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.conn == nil || t.inner.Command.Process == nil {
+	if t.conn == nil {
 		return 0
 	}
 	return t.inner.Command.Process.Pid
 }
 
-// stop ends the process: close stdin; after grace SIGTERM the group; after
-// another grace SIGKILL it. It returns once the process is reaped, which
-// takes at most about two graces plus the WaitDelay. Safe to call
-// concurrently and repeatedly; later calls wait for the first. A nil
+// stopAsync starts the stop sequence in a tracked goroutine, once. A nil
 // transport (no process) has nothing to stop.
-func (t *stdioTransport) stop(grace time.Duration) {
+func (t *stdioTransport) stopAsync() {
 	if t == nil {
 		return
 	}
-	t.stopOnce.Do(func() {
-		defer close(t.stopped)
-		t.mu.Lock()
-		conn := t.conn
-		t.mu.Unlock()
-		if conn == nil {
-			return // never started
+	t.stopOnce.Do(func() { t.spawn(t.terminate) })
+}
+
+// stop starts the stop sequence if needed and waits until the process is
+// reaped and its group is gone: at most about two graces plus WaitDelay for
+// a server that ignores stdin close and SIGTERM.
+func (t *stdioTransport) stop() {
+	if t == nil {
+		return
+	}
+	t.stopAsync()
+	<-t.done
+}
+
+func (t *stdioTransport) terminate() {
+	defer close(t.done)
+	t.mu.Lock()
+	t.stopped = true
+	conn := t.conn
+	t.mu.Unlock()
+	if conn == nil {
+		return // never started, and now never will
+	}
+	pgid := t.inner.Command.Process.Pid
+	reaped := make(chan struct{})
+	// Closing the SDK connection closes stdin and then waits for (reaps)
+	// the process; the signals below make sure it ends.
+	go func() {
+		defer close(reaped)
+		_ = conn.Close()
+	}()
+	timer := time.NewTimer(t.grace)
+	defer timer.Stop()
+escalate:
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-reaped:
+			break escalate
+		case <-timer.C:
+			killGroup(pgid, sig)
+			timer.Reset(t.grace)
 		}
-		pgid := t.inner.Command.Process.Pid
-		reaped := make(chan struct{})
-		// Closing the SDK connection closes stdin and waits for the
-		// process (its own SIGTERM/SIGKILL hit only the leader).
-		go func() {
-			defer close(reaped)
-			_ = conn.Close()
-		}()
-		signals := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
-		timer := time.NewTimer(grace)
-		defer timer.Stop()
-		for _, sig := range signals {
-			select {
-			case <-reaped:
-				killGroup(pgid, syscall.SIGKILL)
-				return
-			case <-timer.C:
-				killGroup(pgid, sig)
-				timer.Reset(grace)
-			}
-		}
-		<-reaped
-		// The leader is gone; anything it left in its group goes too.
-		killGroup(pgid, syscall.SIGKILL)
-	})
-	<-t.stopped
+	}
+	<-reaped
+	// The leader is gone; anything it left in its group goes too.
+	killGroup(pgid, syscall.SIGKILL)
+	waitGroupGone(pgid, t.grace)
 }
 
 // killGroup signals every process of the group. Its only expected error
@@ -133,5 +174,15 @@ func (t *stdioTransport) stop(grace time.Duration) {
 func killGroup(pgid int, sig syscall.Signal) {
 	if pgid > 0 {
 		_ = syscall.Kill(-pgid, sig)
+	}
+}
+
+// waitGroupGone waits until no process of the group exists any more (a
+// just-killed process lingers for a moment until its parent reaps it), or
+// until limit.
+func waitGroupGone(pgid int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -56,14 +56,27 @@ func (t *Tail) add(line string) {
 type stderrWriter struct {
 	logger   *slog.Logger
 	tail     *Tail
+	secrets  []string
 	redactor *strings.Replacer
+	// holdBack is how far past the line cap a too-long line is collected
+	// before it is cut, so that a secret crossing the cut is still seen
+	// whole by the redactor.
+	holdBack int
 
-	mu      sync.Mutex
-	partial []byte
+	mu         sync.Mutex
+	partial    []byte
+	discarding bool // the rest of a too-long line is dropped
 }
 
 func newStderrWriter(logger *slog.Logger, tail *Tail, secrets []string) *stderrWriter {
-	return &stderrWriter{logger: logger, tail: tail, redactor: Redactor(secrets)}
+	w := &stderrWriter{logger: logger, tail: tail, redactor: Redactor(secrets)}
+	for _, s := range secrets {
+		if len(s) >= minRedactLen {
+			w.secrets = append(w.secrets, s)
+			w.holdBack = max(w.holdBack, len(s))
+		}
+	}
+	return w
 }
 
 // minRedactLen is the shortest value Redactor masks. Env values such as
@@ -92,21 +105,26 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if !w.discarding {
+			w.partial = append(w.partial, chunk...)
+		}
 		if i < 0 {
-			w.partial = append(w.partial, p...)
-			if len(w.partial) >= maxLineBytes {
-				w.emit(w.partial)
+			if !w.discarding && len(w.partial) >= maxLineBytes+w.holdBack {
+				w.emit(w.partial, true)
 				w.partial = w.partial[:0]
+				w.discarding = true
 			}
 			break
 		}
-		if len(w.partial) > 0 {
-			w.partial = append(w.partial, p[:i]...)
-			w.emit(w.partial)
-			w.partial = w.partial[:0]
-		} else {
-			w.emit(p[:i])
+		if !w.discarding {
+			w.emit(w.partial, false)
 		}
+		w.partial = w.partial[:0]
+		w.discarding = false
 		p = p[i+1:]
 	}
 	return n, nil
@@ -116,17 +134,38 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 func (w *stderrWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.partial) > 0 {
-		w.emit(w.partial)
-		w.partial = nil
+	if len(w.partial) > 0 && !w.discarding {
+		w.emit(w.partial, false)
 	}
+	w.partial = nil
+	w.discarding = false
 }
 
-func (w *stderrWriter) emit(b []byte) {
-	if len(b) > maxLineBytes {
-		b = b[:maxLineBytes]
-	}
+// emit redacts a whole line first and cuts it afterwards, so a cut never
+// exposes part of a secret.
+func (w *stderrWriter) emit(b []byte, tooLong bool) {
 	line := w.redactor.Replace(strings.TrimRight(string(b), "\r"))
+	if tooLong || len(line) > maxLineBytes {
+		line = w.cut(line) + " …[line truncated]"
+	}
 	w.tail.add(line)
 	w.logger.Info("server stderr", "line", line)
+}
+
+// cut shortens line to maxLineBytes and drops a trailing beginning of a
+// secret whose rest fell past the cut.
+func (w *stderrWriter) cut(line string) string {
+	if len(line) <= maxLineBytes {
+		return line
+	}
+	line = line[:maxLineBytes]
+	for _, s := range w.secrets {
+		for k := len(s) - 1; k > 0; k-- {
+			if strings.HasSuffix(line, s[:k]) {
+				line = line[:len(line)-k]
+				break
+			}
+		}
+	}
+	return line
 }
