@@ -53,6 +53,10 @@ func (o *Options) setDefaults() {
 	}
 }
 
+// shutdownBound is how long stopping everything can take: two grace
+// periods per server (they stop in parallel), the pipe wait, and margin.
+func (o *Options) shutdownBound() time.Duration { return 3*o.StopGrace + 5*time.Second }
+
 // stateDir resolves the state directory now.
 func (o *Options) stateDir() (string, error) {
 	if o.StateDir != "" {

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -49,9 +50,9 @@ type Runtime struct {
 
 	managerDone  chan struct{}
 	shutdownOnce sync.Once
-	shutdownDone chan struct{}
-	shutdownErr  error
-	stopWatch    chan struct{}
+	drained      chan struct{} // closed when Shutdown finished stopping everything
+	stopWatch    chan struct{} // closed when Shutdown began
+	failure      atomic.Value  // string: why the runtime stopped working
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which
@@ -63,6 +64,8 @@ type Status struct {
 	// ConfigError says why the config file could not be used; the runtime
 	// then runs with no servers and refuses to overwrite the file.
 	ConfigError string `json:"config_error,omitempty"`
+	// Error says why the runtime stopped working, if it did.
+	Error string `json:"error,omitempty"`
 	// Servers in config order.
 	Servers []status.Server `json:"servers"`
 }
@@ -75,12 +78,12 @@ type Status struct {
 func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	opts.setDefaults()
 	r := &Runtime{
-		opts:         opts,
-		registry:     tools.NewRegistry(opts.Logger),
-		board:        status.NewBoard(),
-		managerDone:  make(chan struct{}),
-		shutdownDone: make(chan struct{}),
-		stopWatch:    make(chan struct{}),
+		opts:        opts,
+		registry:    tools.NewRegistry(opts.Logger),
+		board:       status.NewBoard(),
+		managerDone: make(chan struct{}),
+		drained:     make(chan struct{}),
+		stopWatch:   make(chan struct{}),
 	}
 	r.store = config.Store{Dir: r.opts.stateDir}
 	file, err := r.store.Load()
@@ -112,7 +115,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	}
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })
-	pid, err := r.system.Root.SpawnNamed(manager.Props(deps, file, onReady, r.managerDone), manager.Name)
+	props := manager.Props(deps, file, onReady, r.managerDone).
+		Clone(actor.WithGuardian(actors.StopOnFailure{Logger: opts.Logger}))
+	pid, err := r.system.Root.SpawnNamed(props, manager.Name)
 	if err != nil {
 		r.system.Shutdown()
 		return nil, fmt.Errorf("spawning manager: %w", err)
@@ -132,13 +137,30 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	return r, nil
 }
 
+// shutdownWhenDone shuts the runtime down when Start's context ends, and
+// reports a manager that died on its own (a bug: it is never restarted in
+// place, because an in-place restart would re-run startup on a stale
+// config and race Shutdown).
 func (r *Runtime) shutdownWhenDone(ctx context.Context) {
 	select {
 	case <-ctx.Done():
-		_ = r.Shutdown(context.Background())
+		stopCtx, cancel := context.WithTimeout(context.Background(), r.opts.shutdownBound())
+		defer cancel()
+		if err := r.Shutdown(stopCtx); err != nil {
+			r.opts.Logger.Error("shutdown after the runtime's context ended", "error", err)
+		}
+	case <-r.managerDone:
+		select {
+		case <-r.stopWatch:
+		default:
+			r.failure.Store(errManagerDied.Error())
+			r.opts.Logger.Error(errManagerDied.Error())
+		}
 	case <-r.stopWatch:
 	}
 }
+
+var errManagerDied = errors.New("the manager actor stopped unexpectedly; no server runs until the runtime is restarted")
 
 // Tools returns every tool of every ready server, sorted by name.
 func (r *Runtime) Tools() []tools.Tool { return r.registry.List() }
@@ -159,38 +181,31 @@ func (r *Runtime) CallTool(ctx context.Context, name string, args any) (tools.Re
 
 // Status reports every configured server. It never waits for an actor.
 func (r *Runtime) Status() Status {
-	return Status{ConfigError: r.configError, Servers: r.board.List()}
+	failure, _ := r.failure.Load().(string)
+	return Status{ConfigError: r.configError, Error: failure, Servers: r.board.List()}
 }
 
 // Shutdown unregisters every tool at once, stops every server (in-flight
 // calls cancelled, stdin closed, SIGTERM and SIGKILL to each process group
 // after the grace periods) and waits until no process or goroutine of the
-// runtime is left, or until ctx ends. Later calls wait for the first and
-// return its result.
+// runtime is left, or until ctx ends; the stopping then goes on in the
+// background and a later Shutdown can wait for it again.
 func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.shutdownOnce.Do(func() {
-		defer close(r.shutdownDone)
 		close(r.stopWatch)
 		r.registry.Close() // from here on nothing registers
 		r.system.Root.Stop(r.manager)
-		drained := make(chan struct{})
 		go func() {
 			<-r.managerDone
 			r.work.Wait()
-			close(drained)
+			r.system.Shutdown()
+			close(r.drained)
 		}()
-		select {
-		case <-drained:
-		case <-ctx.Done():
-			r.shutdownErr = fmt.Errorf("shutting down: %w (servers are still stopping in the background)", ctx.Err())
-			return
-		}
-		r.system.Shutdown()
 	})
 	select {
-	case <-r.shutdownDone:
-		return r.shutdownErr
+	case <-r.drained:
+		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return fmt.Errorf("shutting down: %w (servers are still stopping in the background)", ctx.Err())
 	}
 }

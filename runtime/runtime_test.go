@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"strings"
 	"sync"
@@ -179,7 +180,12 @@ func TestShutdownWithCallInFlight(t *testing.T) {
 				_, callErr = rt.CallTool(context.Background(), "ex__sleep", map[string]any{"ms": 60000})
 			}()
 			waitForStderr(t, rt, "sleeping")
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			// The bound is the stop sequence (two graces and the pipe
+			// wait) plus a wide margin for a loaded machine: a design that
+			// waits for the call (60 s) or for the SDK's own 5 s
+			// terminate periods cannot meet it.
+			grace := rt.opts.StopGrace
+			ctx, cancel := context.WithTimeout(context.Background(), 3*grace+3*time.Second)
 			defer cancel()
 			if err := rt.Shutdown(ctx); err != nil {
 				t.Fatalf("Shutdown with a call in flight: %v", err)
@@ -190,6 +196,11 @@ func TestShutdownWithCallInFlight(t *testing.T) {
 			}
 			if len(rt.Tools()) != 0 {
 				t.Errorf("tools still registered after shutdown")
+			}
+			for _, st := range rt.Status().Servers {
+				if st.State != status.Stopped || st.Ready || st.ToolCount != 0 || st.PID != 0 {
+					t.Errorf("status after shutdown = %+v, want stopped with no tools or pid", st)
+				}
 			}
 		})
 	}
@@ -223,6 +234,28 @@ func TestSecretsNeverShown(t *testing.T) {
 	}
 	if !strings.Contains(string(st), "my key is [redacted]") {
 		t.Errorf("stderr tail lacks the redacted line: %s", st)
+	}
+}
+
+// A server that quotes its secret back in a protocol error (here: to
+// every request, initialize included) has it scrubbed from status and logs.
+func TestSecretInServerErrorScrubbed(t *testing.T) {
+	const secret = "sk-echoed-by-server-55ab"
+	script := `while read -r line; do id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p'); ` +
+		`[ -n "$id" ] && printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"bad key %s"}}\n' "$id" "$API_KEY"; done`
+	srv := exampleServer("echoer")
+	srv.Command = []string{"/bin/sh", "-c", script}
+	srv.Env["API_KEY"] = secret
+	srv.TimeoutSeconds = 5
+	rt := start(t, Options{}, srv)
+	st := rt.waitSettled(t, "echoer")
+	if st.State != status.Failed || !strings.Contains(st.Error, "bad key [redacted]") {
+		// Never print the planted secret itself, even when failing.
+		t.Fatalf("status = %s, want failed quoting the redacted server error", strings.ReplaceAll(fmt.Sprintf("%+v", st), secret, "<PLANTED SECRET>"))
+	}
+	statusJSON, _ := json.Marshal(rt.Status())
+	if strings.Contains(string(statusJSON), secret) || strings.Contains(rt.logs.String(), secret) {
+		t.Fatalf("the secret the server echoed reached status or logs")
 	}
 }
 

@@ -24,6 +24,8 @@ const (
 	Failed State = "failed"
 	// Disabled: enabled=false in the config; no process, no tools.
 	Disabled State = "disabled"
+	// Stopped: the runtime shut down; no process, no tools.
+	Stopped State = "stopped"
 )
 
 // Kinds of error, for hosts that react to a class of failure rather than

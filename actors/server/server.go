@@ -66,6 +66,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		a.stopping = true
 		a.withdraw()
+		a.setState(status.Stopped)
 	case *actor.Terminated:
 		if !a.stopping && a.session != nil && msg.Who.Equal(a.session) {
 			a.session = nil // it died without reporting (panic): nothing of it is live
@@ -117,7 +118,6 @@ func (a *Actor) startSession(c actor.Context) {
 		return
 	}
 	a.stopSession(c)
-	a.gen++
 	a.setState(status.Starting)
 	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger), session.Name)
 	if err != nil {
@@ -128,6 +128,12 @@ func (a *Actor) startSession(c actor.Context) {
 }
 
 func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
+	select {
+	case <-conn.Done(): // lost before we got to publish it
+		a.fail(c, conn.Err(), status.KindSessionLost)
+		return
+	default:
+	}
 	a.current.Store(conn)
 	list := a.toolsOf(conn)
 	if err := a.deps.Registry.SetServer(a.cfg.Name, list); err != nil {
@@ -161,11 +167,15 @@ func (a *Actor) withdraw() {
 	a.st.PID = 0
 }
 
+// stopSession stops the current session and retires its generation: a
+// report it sent before it stopped (a SessionReady overtaken by our own
+// Stop, which is a system message) must not be taken for a live session.
 func (a *Actor) stopSession(c actor.Context) {
 	if a.session != nil {
 		c.Stop(a.session)
 		a.session = nil
 	}
+	a.gen++
 }
 
 // settle answers the manager's StartServer once.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -29,7 +30,7 @@ func tour(out io.Writer, logger *slog.Logger) int {
 	return 0
 }
 
-func runTour(out io.Writer, logger *slog.Logger) error {
+func runTour(out io.Writer, logger *slog.Logger) (err error) {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this binary: %w", err)
@@ -60,14 +61,26 @@ func runTour(out io.Writer, logger *slog.Logger) error {
 	}
 	fmt.Fprintf(out, "runtime.Start returned in %s (servers connect in the background)\n", time.Since(started).Round(time.Microsecond))
 	defer func() {
+		var pids []int
+		for _, s := range rt.Status().Servers {
+			if s.PID > 0 {
+				pids = append(pids, s.PID)
+			}
+		}
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		began := time.Now()
-		if err := rt.Shutdown(shutdownCtx); err != nil {
-			fmt.Fprintf(out, "shutdown: %v\n", err)
+		if stopErr := rt.Shutdown(shutdownCtx); stopErr != nil {
+			err = errors.Join(err, stopErr)
 			return
 		}
-		fmt.Fprintf(out, "\nshut down in %s; no server process left\n", time.Since(began).Round(time.Millisecond))
+		for _, pid := range pids {
+			if syscall.Kill(pid, 0) == nil {
+				err = errors.Join(err, fmt.Errorf("server process %d still exists after shutdown", pid))
+				return
+			}
+		}
+		fmt.Fprintf(out, "\nshut down in %s; server processes %v are gone\n", time.Since(began).Round(time.Millisecond), pids)
 	}()
 
 	if err := waitReady(ctx, rt, "example"); err != nil {

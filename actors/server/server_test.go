@@ -1,0 +1,160 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/messages"
+	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+var (
+	demoBin string
+	marker  = fmt.Sprintf("server-test-%d", os.Getpid())
+)
+
+func TestMain(m *testing.M) { testutil.Main(m, &demoBin, marker) }
+
+// parent stands in for the manager: it spawns one server actor and passes
+// its ServerSettled reports to a channel.
+type parent struct {
+	props   *actor.Props
+	settled chan messages.ServerSettled
+	spawned chan *actor.PID
+}
+
+func (p *parent) Receive(c actor.Context) {
+	switch msg := c.Message().(type) {
+	case *actor.Started:
+		pid, _ := c.SpawnNamed(p.props, "ex")
+		p.spawned <- pid
+	case messages.ServerSettled:
+		p.settled <- msg
+	}
+}
+
+type fixture struct {
+	system *actor.ActorSystem
+	deps   *actors.Deps
+	server *actor.PID
+	cfg    config.Server
+	work   *sync.WaitGroup
+	settle chan messages.ServerSettled
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{work: &sync.WaitGroup{}, settle: make(chan messages.ServerSettled, 4)}
+	f.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return testLogger() }))
+	f.deps = &actors.Deps{
+		Logger: testLogger(), Registry: tools.NewRegistry(nil), Board: status.NewBoard(),
+		Work: f.work, Grace: 200 * time.Millisecond, Client: &mcp.Implementation{Name: "test"},
+	}
+	f.cfg = config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
+		Env: map[string]string{testutil.MarkerEnv: marker}}
+	p := &parent{props: Props(f.deps, f.cfg), settled: f.settle, spawned: make(chan *actor.PID, 1)}
+	pid, err := f.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return p }), "parent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.server = <-p.spawned
+	t.Cleanup(func() {
+		_ = f.system.Root.StopFuture(pid).Wait()
+		f.work.Wait()
+		f.system.Shutdown()
+		if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+			t.Errorf("processes left: %v", left)
+		}
+	})
+	return f
+}
+
+func (f *fixture) waitSettled(t *testing.T) messages.ServerSettled {
+	t.Helper()
+	select {
+	case s := <-f.settle:
+		return s
+	case <-time.After(30 * time.Second):
+		t.Fatal("no ServerSettled")
+		return messages.ServerSettled{}
+	}
+}
+
+// waitState polls the board until the server is in state.
+func (f *fixture) waitState(t *testing.T, state status.State) status.Server {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, _ := f.deps.Board.Get("ex")
+		if st.State == state {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state = %+v, want %s", st, state)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A SessionReady that a session sent just before it was stopped (our Stop,
+// a system message, overtakes it) must not bring the server back to ready
+// on a connection that is going away; nor may a connection that is
+// already lost.
+func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
+	f := newFixture(t)
+	f.system.Root.Send(f.server, messages.StartServer{})
+	if s := f.waitSettled(t); !s.Ready {
+		t.Fatalf("first connect: %+v", s)
+	}
+	f.system.Root.Stop(actor.NewPID(f.system.Address(), "parent/ex/session"))
+	f.waitState(t, status.Failed)
+
+	extra, err := mcpconn.Dial(context.Background(), mcpconn.Options{Server: f.cfg, Grace: 200 * time.Millisecond, Go: f.work.Go})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.system.Root.Send(f.server, messages.SessionReady{Gen: 1, Conn: extra}) // the first session's generation
+	time.Sleep(100 * time.Millisecond)                                      // give a wrong registration time to happen
+	if st, _ := f.deps.Board.Get("ex"); st.State != status.Failed || len(f.deps.Registry.List()) != 0 {
+		t.Fatalf("after a stale SessionReady: %+v with %d tools", st, len(f.deps.Registry.List()))
+	}
+
+	extra.Close()
+	f.system.Root.Send(f.server, messages.SessionReady{Gen: 2, Conn: extra}) // current generation, dead connection
+	time.Sleep(100 * time.Millisecond)
+	if st, _ := f.deps.Board.Get("ex"); st.State != status.Failed || len(f.deps.Registry.List()) != 0 {
+		t.Fatalf("after a SessionReady of a closed connection: %+v with %d tools", st, len(f.deps.Registry.List()))
+	}
+}
+
+// Stopping the server actor unregisters its tools and says stopped.
+func TestStopWithdrawsEverything(t *testing.T) {
+	f := newFixture(t)
+	f.system.Root.Send(f.server, messages.StartServer{})
+	f.waitSettled(t)
+	if len(f.deps.Registry.List()) == 0 {
+		t.Fatal("no tools after ready")
+	}
+	if err := f.system.Root.StopFuture(f.server).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.deps.Registry.List()); n != 0 {
+		t.Fatalf("%d tools after stop", n)
+	}
+	if st, _ := f.deps.Board.Get("ex"); st.State != status.Stopped || st.PID != 0 || st.ToolCount != 0 {
+		t.Fatalf("status after stop = %+v", st)
+	}
+}
