@@ -2,6 +2,7 @@ package exampleserver
 
 import (
 	"context"
+	"io"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,7 +15,9 @@ type callCounter struct {
 	reached chan struct{}
 
 	mu    sync.Mutex
-	calls int // handled calls, counted before their responses are written
+	calls int  // handled calls, counted before their responses are written
+	armed bool // the limit-th call was handled; its response is the next write
+	fired bool
 }
 
 // newCallCounter returns a counter for a positive limit.
@@ -27,13 +30,42 @@ func (c *callCounter) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if _, ok := req.(*mcp.CallToolRequest); ok && c.count() {
-			// The SDK cancels a request's context right after writing its
-			// response, so signalling then makes "answered" literal: closing
-			// the session any earlier would drop the response.
-			context.AfterFunc(ctx, func() { close(c.reached) })
+			c.arm()
 		}
 		return res, err
 	}
+}
+
+// arm makes the next write to the client (the response of the limit-th
+// call, written after the handler returned) close reached. Signalling on
+// the write itself makes "answered" literal: the request's context can end
+// before its response is written, and exiting then would drop it.
+func (c *callCounter) arm() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.armed = true
+}
+
+// wrote is called after each write to the client.
+func (c *callCounter) wrote() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.armed && !c.fired {
+		c.fired = true
+		close(c.reached)
+	}
+}
+
+// signalWriter tells the counter about every completed write.
+type signalWriter struct {
+	io.WriteCloser
+	counter *callCounter
+}
+
+func (w signalWriter) Write(p []byte) (int, error) {
+	n, err := w.WriteCloser.Write(p)
+	w.counter.wrote()
+	return n, err
 }
 
 // count records one call and reports whether it is the limit-th. Counting

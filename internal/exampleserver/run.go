@@ -66,9 +66,8 @@ func serve(ctx context.Context, opts Options, stderr *lockedWriter, in io.ReadCl
 	if opts.ExitAfterCalls > 0 {
 		counter = newCallCounter(opts.ExitAfterCalls)
 		exit = counter.reached
-		// First in the list, so outermost: it must see the request's own
-		// context, not the one cancelOn derives.
 		middleware = append([]mcp.Middleware{counter.middleware}, middleware...)
+		out = signalWriter{WriteCloser: out, counter: counter}
 	}
 	srv.AddReceivingMiddleware(middleware...)
 
