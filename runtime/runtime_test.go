@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -23,7 +24,7 @@ func TestReadyRegistersNamespacedTools(t *testing.T) {
 	if st.State != status.Ready || !st.Ready || st.Error != "" {
 		t.Fatalf("status = %+v, want ready without error", st)
 	}
-	want := []string{"ex__add", "ex__echo", "ex__env", "ex__fail", "ex__image", "ex__resource", "ex__sleep", "ex__stderr"}
+	want := []string{"ex__add", "ex__echo", "ex__env", "ex__fail", "ex__future", "ex__image", "ex__resource", "ex__schema", "ex__sleep", "ex__stderr"}
 	var got []string
 	for _, tool := range rt.Tools() {
 		got = append(got, tool.Name)
@@ -44,6 +45,12 @@ func TestReadyRegistersNamespacedTools(t *testing.T) {
 	}
 	if err := json.Unmarshal(echo.InputSchema, &schema); err != nil || schema.Type != "object" || schema.Properties["text"]["type"] != "string" {
 		t.Errorf("echo schema = %s (err %v), want an object with a string property text", echo.InputSchema, err)
+	}
+	// The schema reaches the host byte for byte: key order and a number
+	// beyond float64 intact.
+	raw, _ := rt.Registry().Get("ex__schema")
+	if string(raw.InputSchema) != exampleserver.RawSchema {
+		t.Errorf("schema tool's input schema = %s, want exactly %s", raw.InputSchema, exampleserver.RawSchema)
 	}
 }
 
@@ -70,6 +77,12 @@ func TestEachContentKind(t *testing.T) {
 	res = mustCall(t, rt, "ex__resource", nil)
 	if len(res.Content) != 1 || res.Content[0].Text != "[resource: demo://resource/1]" {
 		t.Errorf("resource = %+v, want the [resource: uri] line", res)
+	}
+	// A block of a type no MCP version defines becomes a readable line, and
+	// the blocks around it survive.
+	res = mustCall(t, rt, "ex__future", nil)
+	if len(res.Content) != 2 || res.Content[0].Text != "before the future block" || res.Content[1].Text != "[unsupported content: hologram]" {
+		t.Errorf("future = %+v", res)
 	}
 	if _, err := rt.CallTool(ctx, "ex__nope", nil); !errors.Is(err, tools.ErrUnknownTool) {
 		t.Errorf("unknown tool err = %v, want ErrUnknownTool", err)

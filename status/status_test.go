@@ -207,12 +207,16 @@ func TestSlowTailBlocksNobodyElse(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{})
 	var once sync.Once
+	var armed atomic.Bool // blocks only once the test is ready to wait on it
 	b.Set(Server{Name: "slow"}, func() []string {
-		once.Do(func() { close(entered) })
-		<-release
+		if armed.Load() {
+			once.Do(func() { close(entered) })
+			<-release
+		}
 		return []string{"late"}
 	})
 	b.Set(Server{Name: "other"}, nil)
+	armed.Store(true)
 
 	listed := make(chan []Server, 1)
 	go func() { listed <- b.List() }()

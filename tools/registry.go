@@ -94,8 +94,13 @@ func (r *Registry) SetServer(server string, tools []Tool) error {
 	r.seq++
 	r.servers[server] = serverTools{seq: r.seq, tools: slices.Clone(tools)}
 	old := r.snap.Load()
+	var logged map[string]bool // a name twice in tools is one collision
 	for _, t := range tools {
-		if prev, ok := old.byName[t.Name]; ok && prev.Server != server {
+		if prev, ok := old.byName[t.Name]; ok && prev.Server != server && !logged[t.Name] {
+			if logged == nil {
+				logged = map[string]bool{}
+			}
+			logged[t.Name] = true
 			r.logger.Warn("tool name collision: last registered wins", "tool", t.Name, "kept", server, "shadowed", prev.Server)
 		}
 	}

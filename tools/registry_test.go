@@ -406,6 +406,9 @@ func TestCollisionLoggedOncePerSetServer(t *testing.T) {
 		{"C collides on two names", func(r *Registry) error { return r.SetServer("C", mkAll("C", "dup", "B__own")) },
 			[]collision{{"dup", "C", "B"}, {"B__own", "C", "B"}}},
 		{"C removed", func(r *Registry) error { return r.SetServer("C", nil) }, nil},
+		// Sanitising can give two of a server's tools one registry name.
+		{"D holds dup twice", func(r *Registry) error { return r.SetServer("D", mkAll("D", "dup", "D__x", "dup")) },
+			[]collision{{"dup", "D", "B"}}},
 	}
 
 	buf := &syncBuffer{}

@@ -189,7 +189,7 @@ func (a *Actor) settle(c actor.Context) {
 func (a *Actor) toolsOf(conn *mcpconn.Conn) []tools.Tool {
 	var list []tools.Tool
 	for _, t := range conn.Tools() {
-		schema, err := adapter.SchemaJSON(t.InputSchema)
+		schema, err := conn.InputSchema(t)
 		if err != nil {
 			a.logger.Warn("skipping tool with unusable input schema", "tool", t.Name, "error", err)
 			continue

@@ -127,7 +127,7 @@ func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.system.Root.Send(f.server, messages.SessionReady{Gen: 1, Conn: extra}) // the first session's generation
-	time.Sleep(100 * time.Millisecond)                                      // give a wrong registration time to happen
+	time.Sleep(100 * time.Millisecond)                                       // give a wrong registration time to happen
 	if st, _ := f.deps.Board.Get("ex"); st.State != status.Failed || len(f.deps.Registry.List()) != 0 {
 		t.Fatalf("after a stale SessionReady: %+v with %d tools", st, len(f.deps.Registry.List()))
 	}

@@ -41,7 +41,7 @@ func TestTour(t *testing.T) {
 	for _, want := range []string{
 		"example__echo", "example__add", "example__image", "example__resource",
 		`-> "hello from the host"`, `-> "42"`, "image image/png", `"[resource: demo://resource/1]"`,
-		"[is_error]", "unknown tool: true", "example  ready  true   8",
+		"[is_error]", "unknown tool: true", "example  ready  true   10",
 		"are gone",
 	} {
 		if !strings.Contains(out, want) {

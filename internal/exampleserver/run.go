@@ -1,6 +1,7 @@
 package exampleserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -74,7 +75,7 @@ func serve(ctx context.Context, opts Options, stderr *lockedWriter, in io.ReadCl
 	// Announcing before Connect keeps the ready line first on stderr: input
 	// sent after it waits in the stream until the session reads it.
 	announceReady(stderr)
-	ss, err := srv.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: out}, nil)
+	ss, err := srv.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: futureWriter{out}}, nil)
 	if err != nil {
 		return errors.Join(fmt.Errorf("connecting: %w", err), in.Close(), out.Close())
 	}
@@ -114,4 +115,23 @@ func cancelOn(stopCtx context.Context) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// futureWriter turns the future tool's marker block into a block of an
+// unknown content type as it is written (each message is one Write).
+type futureWriter struct{ io.WriteCloser }
+
+var (
+	futureMarker = []byte(`{"type":"text","text":"` + FutureBlock + `"}`)
+	futureBlock  = []byte(`{"type":"hologram","data":"aGVsbG8="}`)
+)
+
+func (w futureWriter) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, futureMarker) {
+		return w.WriteCloser.Write(p)
+	}
+	if _, err := w.WriteCloser.Write(bytes.ReplaceAll(p, futureMarker, futureBlock)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

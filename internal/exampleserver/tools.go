@@ -3,6 +3,7 @@ package exampleserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -74,6 +75,29 @@ func addTools(srv *mcp.Server, t *tools) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "resource", Description: "Returns an embedded text resource."}, t.resource)
 	mcp.AddTool(srv, &mcp.Tool{Name: "env", Description: "Returns the value of an environment variable of the server process."}, t.env)
 	mcp.AddTool(srv, &mcp.Tool{Name: "stderr", Description: "Writes the text as one line to the server's stderr."}, t.writeStderr)
+	mcp.AddTool(srv, &mcp.Tool{Name: "future", Description: "Returns a text block, then (over stdio) a block of a content type no MCP version defines."}, t.future)
+	srv.AddTool(&mcp.Tool{Name: "schema", Description: "Has a hand-written input schema whose key order and big numbers a client should keep.", InputSchema: json.RawMessage(RawSchema)}, t.schema)
+}
+
+// RawSchema is the input schema of the schema tool, byte for byte as the
+// server sends it: keys out of alphabetical order and a number that a
+// float64 cannot hold.
+const RawSchema = `{"type":"object","properties":{"zeta":{"type":"integer","default":12345678901234567890},"alpha":{"type":"string"}}}`
+
+// FutureBlock is the text of the block that Run turns into a content block
+// of the unknown type "hologram" on its way out: the SDK has no way to
+// build a block of a type it does not know.
+const FutureBlock = "@@future-block@@"
+
+func (t *tools) future(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: "before the future block"},
+		&mcp.TextContent{Text: FutureBlock},
+	}}, nil, nil
+}
+
+func (t *tools) schema(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return textResult("ok"), nil
 }
 
 // textResult is a result holding a single text block.

@@ -6,6 +6,7 @@ package mcpconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -58,6 +60,7 @@ type Conn struct {
 	cs     *mcp.ClientSession
 	proc   *stdioTransport // nil for an injected transport
 	stderr *stderrWriter
+	tap    *wireTap
 	tools  []*mcp.Tool
 
 	// inflight holds the cancel func of every running call. Close cancels
@@ -116,6 +119,8 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace, opts.Go)
 		transport = proc
 	}
+	tap := newWireTap()
+	transport = tapTransport{inner: transport, tap: tap}
 
 	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
 	defer cancel()
@@ -140,7 +145,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	select {
 	case r := <-results:
 		if r.err == nil && ctx.Err() == nil {
-			return newConn(srv, opts, r, proc, stderr, redactor, logger), nil
+			c := newConn(srv, opts, r, proc, stderr, redactor, logger)
+			c.tap = tap
+			return c, nil
 		}
 		if r.err == nil { // it succeeded just as the dial was abandoned
 			r.err = ctx.Err()
@@ -228,6 +235,15 @@ func (c *Conn) watch() {
 // Tools returns the tool list read at dial time.
 func (c *Conn) Tools() []*mcp.Tool { return c.tools }
 
+// InputSchema returns a tool's input schema exactly as the server sent it
+// (the SDK's decoded form reorders keys and rounds big numbers).
+func (c *Conn) InputSchema(t *mcp.Tool) (json.RawMessage, error) {
+	if raw, ok := c.tap.schema(t.Name); ok {
+		return raw, nil
+	}
+	return adapter.SchemaJSON(t.InputSchema)
+}
+
 // PID returns the server's process id.
 func (c *Conn) PID() int { return c.proc.pid() }
 
@@ -289,13 +305,15 @@ func (c *Conn) untrack(id uint64) (closing bool) {
 	return c.closing
 }
 
-// cancelCalls cancels every running call and refuses new ones.
-func (c *Conn) cancelCalls() {
+// endCalls refuses new calls and, if cancel, cancels the running ones.
+func (c *Conn) endCalls(cancel bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closing = true
-	for _, cancel := range c.inflight {
-		cancel()
+	if cancel {
+		for _, cancel := range c.inflight {
+			cancel()
+		}
 	}
 }
 
@@ -305,7 +323,17 @@ func (c *Conn) cancelCalls() {
 // group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
-		c.cancelCalls()
+		// A live session's calls are cancelled so that none waits for a
+		// reply that may never come. A session whose transport is already
+		// gone needs no cancelling (the SDK fails its calls by itself), and
+		// cancelling could throw away a reply that arrived just before the
+		// end but has not reached its caller yet.
+		select {
+		case <-c.done:
+			c.endCalls(false)
+		default:
+			c.endCalls(true)
+		}
 		closed := make(chan struct{})
 		go func() {
 			defer close(closed)

@@ -1,0 +1,172 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// tapTransport puts a wireTap on every connection of a stdio transport.
+type tapTransport struct {
+	inner mcp.Transport
+	tap   *wireTap
+}
+
+func (t tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.tap.Connection = c
+	return t.tap, nil
+}
+
+// wireTap sees the raw JSON-RPC traffic of a session, for two things the
+// SDK's decoded types lose:
+//   - a tools/call result with a content block of a type the SDK does not
+//     know fails to decode as a whole, and the host loses every block
+//     (S6: a future block must become a readable line, never an error);
+//     the tap rewrites such blocks into text before the SDK decodes them;
+//   - the SDK decodes a tool's input schema into a map, which reorders keys
+//     and rounds big numbers; the tap keeps the schema exactly as sent.
+//
+// It is only used on stdio connections: the SDK's HTTP connections carry
+// unexported hooks that a wrapper would hide.
+type wireTap struct {
+	mcp.Connection
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]string      // outgoing tools/call and tools/list by id
+	schemas map[string]json.RawMessage // tool name -> input schema as sent
+}
+
+func newWireTap() *wireTap {
+	return &wireTap{pending: map[jsonrpc.ID]string{}, schemas: map[string]json.RawMessage{}}
+}
+
+func (w *wireTap) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && (req.Method == "tools/call" || req.Method == "tools/list") {
+		w.mu.Lock()
+		w.pending[req.ID] = req.Method
+		w.mu.Unlock()
+	}
+	return w.Connection.Write(ctx, msg)
+}
+
+func (w *wireTap) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := w.Connection.Read(ctx)
+	resp, ok := msg.(*jsonrpc.Response)
+	if err != nil || !ok {
+		return msg, err
+	}
+	w.mu.Lock()
+	method, tracked := w.pending[resp.ID]
+	delete(w.pending, resp.ID)
+	w.mu.Unlock()
+	if !tracked || resp.Error != nil {
+		return msg, nil
+	}
+	switch method {
+	case "tools/call":
+		resp.Result = readableContent(resp.Result)
+	case "tools/list":
+		w.keepSchemas(resp.Result)
+	}
+	return msg, nil
+}
+
+// schema returns the input schema of a tool exactly as the server sent it.
+func (w *wireTap) schema(tool string) (json.RawMessage, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.schemas[tool]
+	return s, ok
+}
+
+func (w *wireTap) keepSchemas(result json.RawMessage) {
+	var list struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &list) != nil {
+		return // the SDK reports the malformed list
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range list.Tools {
+		if len(t.InputSchema) > 0 {
+			w.schemas[t.Name] = bytes.Clone(t.InputSchema)
+		}
+	}
+}
+
+// knownContent are the block types the SDK decodes in a tool result.
+var knownContent = map[string]bool{"text": true, "image": true, "audio": true, "resource_link": true, "resource": true}
+
+// readableContent replaces every content block of an unknown type with a
+// text block naming it. Almost every result has only known types; a scan
+// of the raw bytes finds those without decoding anything.
+func readableContent(result json.RawMessage) json.RawMessage {
+	if onlyKnownTypes(result) {
+		return result
+	}
+	var fields map[string]json.RawMessage
+	var blocks []json.RawMessage
+	if json.Unmarshal(result, &fields) != nil || json.Unmarshal(fields["content"], &blocks) != nil {
+		return result // malformed: let the SDK say so
+	}
+	changed := false
+	for i, b := range blocks {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &head) != nil || knownContent[head.Type] {
+			continue
+		}
+		text, _ := json.Marshal(map[string]string{"type": "text", "text": fmt.Sprintf("[unsupported content: %s]", head.Type)})
+		blocks[i], changed = text, true
+	}
+	if !changed {
+		return result
+	}
+	fields["content"], _ = json.Marshal(blocks)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return result
+	}
+	return out
+}
+
+// onlyKnownTypes reports whether every `"type": "<value>"` pair in raw has
+// a known content type as value. It may answer false for a result that is
+// fine (a "type" key inside structured content); the slow path then finds
+// nothing to change.
+func onlyKnownTypes(raw []byte) bool {
+	key := []byte(`"type"`)
+	for rest := raw; ; {
+		i := bytes.Index(rest, key)
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+len(key):]
+		v := bytes.TrimLeft(rest, " \t\r\n")
+		if len(v) == 0 || v[0] != ':' {
+			continue
+		}
+		v = bytes.TrimLeft(v[1:], " \t\r\n")
+		if len(v) == 0 || v[0] != '"' {
+			return false
+		}
+		end := bytes.IndexByte(v[1:], '"')
+		if end < 0 || !knownContent[string(v[1:1+end])] {
+			return false
+		}
+	}
+}
