@@ -188,6 +188,7 @@ func (a *Actor) settle(c actor.Context) {
 
 func (a *Actor) toolsOf(conn *mcpconn.Conn) []tools.Tool {
 	var list []tools.Tool
+	seen := map[string]string{} // registry name -> original name
 	for _, t := range conn.Tools() {
 		schema, err := conn.InputSchema(t)
 		if err != nil {
@@ -195,6 +196,13 @@ func (a *Actor) toolsOf(conn *mcpconn.Conn) []tools.Tool {
 			continue
 		}
 		name := adapter.ToolName(a.cfg.Name, t.Name)
+		if first, dup := seen[name]; dup {
+			// Two names that differ only in characters a registry name
+			// cannot hold ("a.b", "a_b"): the first keeps the name.
+			a.logger.Warn("tool name taken by another tool of the same server; skipping it", "tool", t.Name, "name", name, "kept", first)
+			continue
+		}
+		seen[name] = t.Name
 		list = append(list, tools.NewTool(name, a.cfg.Name, t.Name, t.Description, schema, a.executor(t.Name)))
 	}
 	return list
