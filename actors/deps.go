@@ -6,6 +6,7 @@ package actors
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +30,12 @@ type Deps struct {
 	Grace time.Duration
 	// Client names us to servers in initialize.
 	Client *mcp.Implementation
+	// Config is the configured server set in file order, published by the
+	// manager (its only writer) after every change, for readers that must
+	// not wait for an actor.
+	Config *atomic.Pointer[config.File]
+	// ConfigError is why the config file cannot be used, or nil.
+	ConfigError *atomic.Pointer[string]
 	// Transport, if set, supplies the transport of a server instead of its
 	// config (tests and benchmarks: in-memory servers).
 	Transport func(config.Server) mcp.Transport

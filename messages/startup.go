@@ -1,19 +1,33 @@
 package messages
 
-// Startup: the manager connects enabled servers one after another in file
-// order. It sends StartServer to one server actor and waits for its
-// ServerSettled before it starts the next. The manager's mailbox never
-// waits: the wait is just "the next server is not started yet".
+import "github.com/openprogram/mcpvisor/config"
 
-// StartServer tells a server actor that its turn in startup has come: it
-// spawns its session now. Sent by the manager to its child.
-type StartServer struct{}
+// Commands from the manager to a server actor, and the server's answer.
+// Every command carries an epoch, a number the manager increases with each
+// command it gives a server; a ServerSettled answers the command of the
+// same epoch, and the manager ignores answers to epochs it has moved past
+// (a connect that completes after a later delete, disable or restart).
 
-// ServerSettled tells the manager that a server's first connect attempt
-// finished (ready or failed), or that there was nothing to start (disabled,
-// invalid config). Sent by the server actor to its parent, once per
-// StartServer.
+// Connect tells a server actor to (re)connect on Server: any running
+// session is stopped first. Sent by the manager to its child.
+type Connect struct {
+	Epoch  uint64
+	Server config.Server
+}
+
+// Disable tells a server actor to stop its session and show as disabled.
+// Sent by the manager to its child.
+type Disable struct {
+	Epoch  uint64
+	Server config.Server
+}
+
+// ServerSettled answers a Connect (the session is ready, or the attempt
+// failed) or a Disable. Sent by the server actor to its parent, once per
+// command.
 type ServerSettled struct {
 	Name  string
+	Epoch uint64
 	Ready bool
+	Err   string // why the connect failed, in response form
 }

@@ -26,6 +26,9 @@ type Options struct {
 	// stdin before SIGTERM to its process group, and again before SIGKILL.
 	// Default 2s.
 	StopGrace time.Duration
+	// Ready, if set, is the host's own readiness check: Healthy (and so
+	// /healthz) fails while it fails. MCP servers never gate readiness.
+	Ready func(ctx context.Context) error
 	// ClientName and ClientVersion name the host to servers in initialize.
 	// Default "mcpvisor" and the module version.
 	ClientName    string

@@ -46,7 +46,8 @@ type Runtime struct {
 	manager  *actor.PID
 	work     sync.WaitGroup
 
-	configError string // set at Start if the file did not parse
+	config      atomic.Pointer[config.File] // the configured servers, published by the manager
+	configError atomic.Pointer[string]      // why the file cannot be used, or nil
 
 	managerDone  chan struct{}
 	shutdownOnce sync.Once
@@ -89,12 +90,14 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	file, err := r.store.Load()
 	switch {
 	case errors.Is(err, config.ErrUnparsable):
-		r.configError = err.Error()
+		msg := err.Error()
+		r.configError.Store(&msg)
 		opts.Logger.Warn("config file does not parse; starting with no servers and refusing to overwrite it", "error", err)
-		file = &config.File{}
+		file = nil
 	case err != nil:
 		return nil, fmt.Errorf("loading config: %w", err)
 	}
+	r.config.Store(&config.File{})
 
 	actorLogger := slog.New(levelFilter{opts.Logger.Handler(), slog.LevelWarn}).With("component", "actors")
 	r.system = actor.NewActorSystem(
@@ -105,17 +108,19 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		actor.WithDeadLetterThrottleInterval(100*time.Millisecond),
 	)
 	deps := &actors.Deps{
-		Logger:    opts.Logger,
-		Registry:  r.registry,
-		Board:     r.board,
-		Work:      &r.work,
-		Grace:     opts.StopGrace,
-		Client:    &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
-		Transport: opts.transport,
+		Logger:      opts.Logger,
+		Registry:    r.registry,
+		Board:       r.board,
+		Work:        &r.work,
+		Grace:       opts.StopGrace,
+		Client:      &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
+		Transport:   opts.transport,
+		Config:      &r.config,
+		ConfigError: &r.configError,
 	}
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })
-	props := manager.Props(deps, file, onReady, r.managerDone).
+	props := manager.Props(manager.Options{Deps: deps, Store: r.store, File: file, Ready: onReady, Done: r.managerDone}).
 		Clone(actor.WithGuardian(actors.StopOnFailure{Logger: opts.Logger}))
 	pid, err := r.system.Root.SpawnNamed(props, manager.Name)
 	if err != nil {
@@ -182,7 +187,16 @@ func (r *Runtime) CallTool(ctx context.Context, name string, args any) (tools.Re
 // Status reports every configured server. It never waits for an actor.
 func (r *Runtime) Status() Status {
 	failure, _ := r.failure.Load().(string)
-	return Status{ConfigError: r.configError, Error: failure, Servers: r.board.List()}
+	st := Status{Error: failure, Servers: []status.Server{}}
+	if msg := r.configError.Load(); msg != nil {
+		st.ConfigError = *msg
+	}
+	for _, srv := range r.config.Load().Servers {
+		if s, ok := r.board.Get(srv.Name); ok {
+			st.Servers = append(st.Servers, s)
+		}
+	}
+	return st
 }
 
 // Shutdown unregisters every tool at once, stops every server (in-flight

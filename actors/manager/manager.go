@@ -1,20 +1,32 @@
-// Package manager is the root actor of a Runtime: the only writer of the
-// server set. It spawns one server actor per configured server and runs
-// startup: enabled servers connect one after another, in file order, each
-// bounded by its own timeout_seconds.
+// Package manager is the root actor of a Runtime and the only writer of the
+// server set and of the config file. It spawns one server actor per
+// configured server, runs startup (enabled servers connect one after
+// another, in file order, each bounded by its own timeout_seconds) and
+// serialises every management operation (add, patch, remove, restart,
+// reload).
 //
 // Contract:
-//   - Started spawns the server actors (each publishes its own status) and
-//     starts the first server; it never waits in its mailbox.
+//   - The mailbox never waits for a connect: a command to a server actor
+//     is answered later by ServerSettled, and what must happen then (the
+//     next startup turn, saving a PATCH, answering the caller) waits in
+//     the server's record, keyed by the command's epoch.
+//   - Every command to a server bumps its epoch. An answer for an older
+//     epoch is ignored, so a connect that completes after a later delete,
+//     disable or restart never counts; an operation still waiting when a
+//     later one replaces it is answered with ErrSuperseded.
+//   - When startup reaches a server it re-reads the file (L3): a server
+//     deleted meanwhile is not started, a disabled one stays disabled, and
+//     one a management call already took over is left alone.
+//   - The file is written only here, synchronously (a small file and an
+//     fsync); connects, calls and process stops never run in this mailbox.
 //   - A failed server actor is stopped by the supervision strategy, never
-//     restarted in place.
-//   - Stopping stops every child; Stopped (after every child stopped)
-//     closes the Done channel handed in, which is how the Runtime awaits
-//     the whole tree.
+//     restarted in place. Stopped closes the Done channel handed in.
 package manager
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -29,98 +41,298 @@ import (
 // Name is the manager's actor name.
 const Name = "manager"
 
-// Props returns the manager's props. file is the config loaded at start;
-// ready is called once every configured server is in the status board and
-// has its actor (it may be called again by a later incarnation); done is
-// closed once the manager and all its children have stopped.
-func Props(deps *actors.Deps, file *config.File, ready func(), done chan<- struct{}) *actor.Props {
-	return actors.Props(deps.Logger, func() actor.Actor {
-		return &Actor{deps: deps, file: file, ready: ready, done: done}
+// Options are what the manager is started with.
+type Options struct {
+	Deps  *actors.Deps
+	Store config.Store
+	// File is the config loaded at start; nil if it did not parse (then
+	// every write is refused until a reload finds it parseable).
+	File *config.File
+	// Ready is called once every configured server is in the status board
+	// and has its actor (again by a later incarnation, if any).
+	Ready func()
+	// Done is closed once the manager and all its children have stopped.
+	Done chan<- struct{}
+}
+
+// Props returns the manager's props.
+func Props(opts Options) *actor.Props {
+	return actors.Props(opts.Deps.Logger, func() actor.Actor {
+		return &Actor{Options: opts}
 	})
 }
 
 // Actor is the manager.
 type Actor struct {
-	deps  *actors.Deps
-	file  *config.File
-	ready func()
-	done  chan<- struct{}
+	Options
 
-	servers  map[string]*actor.PID
-	queue    []string // servers still waiting for their startup turn
-	pending  string   // the server whose startup turn is running
+	file     *config.File // the file as last read or written; nil: unparsable
+	servers  map[string]*entry
+	startup  []string // servers still waiting for their startup turn
+	turn     *entry   // the server whose startup turn runs
 	stopping bool
 }
 
-// Receive handles lifecycle first, then the servers' reports.
+// entry is the manager's record of one server.
+type entry struct {
+	name    string
+	cfg     config.Server // what the actor was last told to run
+	pid     *actor.PID    // nil once the actor is gone
+	epoch   uint64
+	managed bool // a management call took it over: startup leaves it alone
+	dying   bool // removed; waiting for Terminated
+	// waiting is the operation that completes on the ServerSettled of
+	// epoch (a PATCH's restart, a restart).
+	waiting func(messages.ServerSettled)
+	// onGone runs once the removed actor terminated (an add of the same
+	// name waits for the name to be free).
+	onGone []func()
+}
+
+// Receive handles lifecycle first, then the servers' reports, then the
+// management operations.
 func (a *Actor) Receive(c actor.Context) {
 	switch msg := c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
 	case *actor.Stopping:
 		a.stopping = true
+		for _, e := range a.servers {
+			a.supersede(e, messages.ErrShuttingDown)
+		}
 	case *actor.Stopped:
-		close(a.done)
+		close(a.Done)
 	case *actor.Terminated:
 		a.terminated(c, msg.Who)
 	case messages.ServerSettled:
-		if msg.Name == a.pending {
-			a.pending = ""
-			a.next(c)
+		a.settled(c, msg)
+	case messages.AddServer:
+		msg.Reply <- a.add(c, msg.Server)
+	case messages.PatchServer:
+		if err := a.patch(c, msg.Name, msg.Patch, msg.Reply); err != nil {
+			msg.Reply <- err
 		}
+	case messages.RemoveServer:
+		msg.Reply <- a.remove(c, msg.Name)
+	case messages.RestartServer:
+		if err := a.restart(c, msg.Name, msg.Reply); err != nil {
+			msg.Reply <- err
+		}
+	case messages.Reload:
+		msg.Reply <- a.reload(c)
+	case messages.Tree:
+		msg.Reply <- a.tree(c)
 	}
 }
 
 func (a *Actor) start(c actor.Context) {
-	a.servers = map[string]*actor.PID{}
-	names := make([]string, 0, len(a.file.Servers))
-	for _, srv := range a.file.Servers {
-		a.deps.Board.Set(server.InitialStatus(srv), nil)
-		pid, err := c.SpawnNamed(server.Props(a.deps, srv), srv.Name)
-		if err != nil {
-			a.deps.Logger.Error("spawning server actor", "server", srv.Name, "error", err)
+	a.servers = map[string]*entry{}
+	a.file = a.File
+	running := a.file
+	if running == nil {
+		running = &config.File{}
+	}
+	for _, srv := range running.Servers {
+		a.spawn(c, srv)
+		a.startup = append(a.startup, srv.Name)
+	}
+	a.publishConfig()
+	a.Ready()
+	a.nextTurn(c)
+}
+
+// spawn creates the actor of a server and publishes its initial status.
+func (a *Actor) spawn(c actor.Context, srv config.Server) *entry {
+	e := &entry{name: srv.Name, cfg: srv}
+	a.servers[srv.Name] = e
+	a.Deps.Board.Set(server.InitialStatus(srv), nil)
+	pid, err := c.SpawnNamed(server.Props(a.Deps, srv), srv.Name)
+	if err != nil {
+		a.Deps.Logger.Error("spawning server actor", "server", srv.Name, "error", err)
+		return e
+	}
+	e.pid = pid
+	return e
+}
+
+// command sends a server actor its next command, replacing whatever the
+// server was doing: a waiting operation is superseded, and a startup turn
+// on it is over.
+func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
+	a.supersede(e, messages.ErrSuperseded)
+	e.epoch++
+	e.cfg = srv
+	if e.pid == nil {
+		a.respawn(c, e)
+	}
+	if srv.Enabled {
+		c.Send(e.pid, messages.Connect{Epoch: e.epoch, Server: srv})
+	} else {
+		c.Send(e.pid, messages.Disable{Epoch: e.epoch, Server: srv})
+	}
+	if a.turn == e {
+		a.turn = nil
+		a.nextTurn(c)
+	}
+}
+
+// respawn gives a server whose actor died on its own a fresh actor.
+func (a *Actor) respawn(c actor.Context, e *entry) {
+	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg), e.name)
+	if err != nil {
+		a.Deps.Logger.Error("respawning server actor", "server", e.name, "error", err)
+		return
+	}
+	e.pid = pid
+}
+
+// supersede answers a waiting operation with err.
+func (a *Actor) supersede(e *entry, err error) {
+	if w := e.waiting; w != nil {
+		e.waiting = nil
+		w(messages.ServerSettled{Name: e.name, Epoch: e.epoch, Err: err.Error()})
+	}
+}
+
+func (a *Actor) settled(c actor.Context, msg messages.ServerSettled) {
+	e := a.servers[msg.Name]
+	if e == nil || e.dying || msg.Epoch != e.epoch {
+		return // an answer to a command that was replaced since
+	}
+	if w := e.waiting; w != nil {
+		e.waiting = nil
+		w(msg)
+	}
+	if a.turn == e {
+		a.turn = nil
+		a.nextTurn(c)
+	}
+}
+
+// nextTurn gives the next server its startup turn. It re-reads the file
+// first (L3): what was deleted, disabled or changed meanwhile counts.
+func (a *Actor) nextTurn(c actor.Context) {
+	for a.turn == nil && len(a.startup) > 0 && !a.stopping {
+		name := a.startup[0]
+		a.startup = a.startup[1:]
+		e := a.servers[name]
+		if e == nil || e.dying || e.managed {
 			continue
 		}
-		a.servers[srv.Name] = pid
-		names = append(names, srv.Name)
-	}
-	a.deps.Board.SetOrder(names)
-	a.ready()
-	a.queue = names
-	a.next(c)
-}
-
-// next gives the next queued server its startup turn.
-func (a *Actor) next(c actor.Context) {
-	for a.pending == "" && len(a.queue) > 0 {
-		name := a.queue[0]
-		a.queue = a.queue[1:]
-		if pid, ok := a.servers[name]; ok {
-			a.pending = name
-			c.Send(pid, messages.StartServer{})
+		srv, ok := a.persisted(name)
+		if !ok { // deleted from the file by hand since start
+			if a.file != nil {
+				a.file.Remove(name)
+			}
+			a.drop(c, e)
+			a.publishConfig()
+			continue
+		}
+		a.command(c, e, srv)
+		if srv.Enabled && srv.Validate() == nil {
+			a.turn = e
 		}
 	}
 }
 
-// terminated forgets a server actor that died; if it held the startup
-// turn, the next server gets it. Its tools went with it (its Stopping
-// unregisters them); its status must not keep claiming otherwise.
+// persisted returns a server as the file holds it now, falling back to the
+// last good read when the file does not parse.
+func (a *Actor) persisted(name string) (config.Server, bool) {
+	if f, err := a.Store.Load(); err == nil {
+		if a.file != nil {
+			if srv, ok := f.Get(name); ok {
+				a.file.Put(srv)
+			}
+		}
+		return f.Get(name)
+	}
+	if a.file == nil {
+		return config.Server{}, false
+	}
+	return a.file.Get(name)
+}
+
+// drop stops a server's actor and forgets it once it terminated.
+func (a *Actor) drop(c actor.Context, e *entry) {
+	a.supersede(e, messages.ErrSuperseded)
+	e.dying = true
+	e.epoch++
+	a.Deps.Registry.RemoveServer(e.name)
+	if e.pid != nil {
+		c.Stop(e.pid)
+	} else {
+		a.forget(e)
+	}
+	a.startup = slices.DeleteFunc(a.startup, func(n string) bool { return n == e.name })
+	if a.turn == e {
+		a.turn = nil
+		a.nextTurn(c)
+	}
+}
+
+func (a *Actor) forget(e *entry) {
+	delete(a.servers, e.name)
+	a.Deps.Board.Delete(e.name)
+	for _, f := range e.onGone {
+		f()
+	}
+}
+
+// terminated handles the end of a server actor: the expected end of a
+// removed one, or a death of its own (its tools went with it; its status
+// must not keep claiming otherwise).
 func (a *Actor) terminated(c actor.Context, who *actor.PID) {
-	for name, pid := range a.servers {
-		if pid.Equal(who) {
-			delete(a.servers, name)
-			if !a.stopping {
-				a.deps.Board.Set(status.Server{
-					Name: name, State: status.Failed, Since: time.Now(),
-					Error: "server actor stopped unexpectedly", ErrorKind: status.KindSessionLost,
-				}, nil)
+	for _, e := range a.servers {
+		if e.pid == nil || !e.pid.Equal(who) {
+			continue
+		}
+		e.pid = nil
+		switch {
+		case e.dying:
+			a.forget(e)
+		case !a.stopping:
+			a.supersede(e, errServerDied)
+			e.epoch++
+			a.Deps.Board.Set(status.Server{
+				Name: e.name, State: status.Failed, Since: time.Now(),
+				Error: errServerDied.Error(), ErrorKind: status.KindSessionLost,
+			}, nil)
+			if a.turn == e {
+				a.turn = nil
+				a.nextTurn(c)
 			}
-			a.queue = slices.DeleteFunc(a.queue, func(n string) bool { return n == name })
-			if a.pending == name {
-				a.pending = ""
-				a.next(c)
+		}
+		return
+	}
+}
+
+var errServerDied = errors.New("server actor stopped unexpectedly")
+
+// publishConfig publishes the configured servers (in file order) for the
+// runtime's readers.
+func (a *Actor) publishConfig() {
+	var list []config.Server
+	if a.file != nil {
+		for _, srv := range a.file.Servers {
+			if e := a.servers[srv.Name]; e != nil && !e.dying {
+				list = append(list, srv)
 			}
-			return
 		}
 	}
+	// Servers running but not in the file (the file stopped parsing after
+	// start) are still shown, after the others, by name.
+	var extra []config.Server
+	for _, e := range a.servers {
+		if !e.dying && !slices.ContainsFunc(list, func(s config.Server) bool { return s.Name == e.name }) {
+			extra = append(extra, e.cfg)
+		}
+	}
+	slices.SortFunc(extra, func(x, y config.Server) int { return strings.Compare(x.Name, y.Name) })
+	list = append(list, extra...)
+	a.Deps.Config.Store(&config.File{Servers: list})
+	names := make([]string, len(list))
+	for i, s := range list {
+		names[i] = s.Name
+	}
+	a.Deps.Board.SetOrder(names)
 }

@@ -4,13 +4,18 @@
 // Contract:
 //   - Started publishes the initial status (starting, disabled, or failed
 //     for an invalid config) and starts nothing: the manager decides when
-//     its turn in startup comes (StartServer).
+//     the server connects (Connect) or stops (Disable).
+//   - Each command carries the manager's epoch; the actor answers the
+//     latest command once with ServerSettled. A command that arrives while
+//     an earlier one is pending replaces it; the earlier gets no answer.
 //   - Tools are registered only after a SessionReady of the current
 //     generation, and unregistered the moment the session is lost or the
 //     actor stops. Calls reach the session without passing through this
 //     actor: it only publishes the current connection in an atomic pointer.
-//   - Stopping unregisters the tools and withdraws the connection; the
-//     session child closes it.
+//   - A new session is spawned only after the previous one terminated (the
+//     child name "session" is stable across generations).
+//   - Stopping unregisters the tools, withdraws the connection and shows
+//     the server stopped; the session child closes the connection.
 package server
 
 import (
@@ -49,10 +54,14 @@ type Actor struct {
 	logger *slog.Logger
 	tail   *mcpconn.Tail
 
-	gen      uint64     // generation of the current session child
-	session  *actor.PID // nil when no session runs
+	epoch    uint64 // of the manager's latest command
+	pending  bool   // that command awaits its ServerSettled
+	gen      uint64 // generation of the current session child
+	session  *actor.PID
+	draining *actor.PID // a stopped session not terminated yet
+	spawnDue bool       // spawn a session once draining terminated
+	connects int        // sessions started, for status' restarts
 	current  atomic.Pointer[mcpconn.Conn]
-	settling bool // a StartServer awaits its ServerSettled
 	stopping bool // children's Terminated during our own stop are expected
 	st       status.Server
 }
@@ -68,12 +77,11 @@ func (a *Actor) Receive(c actor.Context) {
 		a.withdraw()
 		a.setState(status.Stopped)
 	case *actor.Terminated:
-		if !a.stopping && a.session != nil && msg.Who.Equal(a.session) {
-			a.session = nil // it died without reporting (panic): nothing of it is live
-			a.fail(c, errors.New("session actor stopped unexpectedly"), status.KindSessionLost)
-		}
-	case messages.StartServer:
-		a.startSession(c)
+		a.terminated(c, msg.Who)
+	case messages.Connect:
+		a.connect(c, msg)
+	case messages.Disable:
+		a.disable(c, msg)
 	case messages.SessionReady:
 		if msg.Gen == a.gen {
 			a.ready(c, msg.Conn)
@@ -96,7 +104,7 @@ func (a *Actor) started() {
 	a.publish()
 }
 
-// InitialStatus is a server's status before its startup turn: starting,
+// InitialStatus is a server's status before its first command: starting,
 // disabled, or failed when its config is invalid. The manager publishes it
 // before the actor exists, so a host never sees a configured server
 // missing from the status.
@@ -111,20 +119,60 @@ func InitialStatus(cfg config.Server) status.Server {
 	return st
 }
 
-func (a *Actor) startSession(c actor.Context) {
-	a.settling = true
-	if a.st.State == status.Disabled || a.st.ErrorKind == status.KindInvalidConfig {
-		a.settle(c)
+func (a *Actor) connect(c actor.Context, msg messages.Connect) {
+	a.epoch, a.pending, a.cfg = msg.Epoch, true, msg.Server
+	a.withdraw()
+	a.stopSession(c)
+	if err := a.cfg.Validate(); err != nil {
+		a.fail(c, err, status.KindInvalidConfig)
 		return
 	}
-	a.stopSession(c)
+	a.st.Error, a.st.ErrorKind = "", ""
 	a.setState(status.Starting)
+	a.spawnDue = true
+	a.spawnSession(c)
+}
+
+func (a *Actor) disable(c actor.Context, msg messages.Disable) {
+	a.epoch, a.pending, a.cfg = msg.Epoch, true, msg.Server
+	a.withdraw()
+	a.stopSession(c)
+	a.spawnDue = false
+	a.st.Error, a.st.ErrorKind = "", ""
+	a.setState(status.Disabled)
+	a.settle(c)
+}
+
+// spawnSession starts the session the last Connect asked for, unless the
+// previous one is still terminating (its name would be taken).
+func (a *Actor) spawnSession(c actor.Context) {
+	if !a.spawnDue || a.draining != nil || a.stopping {
+		return
+	}
+	a.spawnDue = false
 	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger), session.Name)
 	if err != nil {
 		a.fail(c, fmt.Errorf("spawning session: %w", err), status.KindConnectFailed)
 		return
 	}
 	a.session = pid
+	if a.connects > 0 {
+		a.st.Restarts++
+	}
+	a.connects++
+}
+
+func (a *Actor) terminated(c actor.Context, who *actor.PID) {
+	switch {
+	case a.stopping:
+	case a.draining != nil && who.Equal(a.draining):
+		a.draining = nil
+		a.spawnSession(c)
+	case a.session != nil && who.Equal(a.session):
+		// It died without reporting (a panic): nothing of it is live.
+		a.session = nil
+		a.fail(c, errors.New("session actor stopped unexpectedly"), status.KindSessionLost)
+	}
 }
 
 func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
@@ -153,8 +201,9 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 func (a *Actor) fail(c actor.Context, err error, kind string) {
 	a.withdraw()
 	a.stopSession(c)
+	a.spawnDue = false
 	a.setFailed(err, kind)
-	a.logger.Warn("server failed", "error", err)
+	a.logger.Warn("server failed", "error", a.st.Error)
 	a.settle(c)
 }
 
@@ -173,16 +222,20 @@ func (a *Actor) withdraw() {
 func (a *Actor) stopSession(c actor.Context) {
 	if a.session != nil {
 		c.Stop(a.session)
-		a.session = nil
+		a.draining, a.session = a.session, nil
 	}
 	a.gen++
 }
 
-// settle answers the manager's StartServer once.
+// settle answers the manager's latest command once.
 func (a *Actor) settle(c actor.Context) {
-	if a.settling {
-		a.settling = false
-		c.Send(c.Parent(), messages.ServerSettled{Name: a.cfg.Name, Ready: a.st.State == status.Ready})
+	if a.pending {
+		a.pending = false
+		msg := messages.ServerSettled{Name: a.cfg.Name, Epoch: a.epoch, Ready: a.st.State == status.Ready}
+		if a.st.State == status.Failed {
+			msg.Err = a.st.Error
+		}
+		c.Send(c.Parent(), msg)
 	}
 }
 

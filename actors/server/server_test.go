@@ -115,7 +115,7 @@ func (f *fixture) waitState(t *testing.T, state status.State) status.Server {
 // already lost.
 func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
 	f := newFixture(t)
-	f.system.Root.Send(f.server, messages.StartServer{})
+	f.system.Root.Send(f.server, messages.Connect{Epoch: 1, Server: f.cfg})
 	if s := f.waitSettled(t); !s.Ready {
 		t.Fatalf("first connect: %+v", s)
 	}
@@ -143,7 +143,7 @@ func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
 // Stopping the server actor unregisters its tools and says stopped.
 func TestStopWithdrawsEverything(t *testing.T) {
 	f := newFixture(t)
-	f.system.Root.Send(f.server, messages.StartServer{})
+	f.system.Root.Send(f.server, messages.Connect{Epoch: 1, Server: f.cfg})
 	f.waitSettled(t)
 	if len(f.deps.Registry.List()) == 0 {
 		t.Fatal("no tools after ready")

@@ -1,0 +1,71 @@
+package messages
+
+import (
+	"errors"
+
+	"github.com/openprogram/mcpvisor/config"
+)
+
+// Management: a caller (the runtime's API methods, on behalf of a host or
+// an HTTP request) sends one of these to the manager with a Reply channel
+// of capacity 1. The manager answers exactly once and never blocks on it;
+// a caller that gave up simply never reads the answer.
+
+// Errors the manager answers with, matched with errors.Is.
+var (
+	ErrUnknownServer = errors.New("unknown server")
+	ErrServerExists  = errors.New("server already exists")
+	ErrRestartFailed = errors.New("restart on the new config failed")
+	ErrShuttingDown  = errors.New("runtime is shutting down")
+	// ErrSuperseded: a later change to the same server replaced this one
+	// before it completed; this one had no effect on the file.
+	ErrSuperseded = errors.New("superseded by a later change to the same server")
+)
+
+// AddServer adds a server, saves the file and starts connecting.
+type AddServer struct {
+	Server config.Server
+	Reply  chan<- error
+}
+
+// PatchServer applies a PATCH body (C4) to a server.
+type PatchServer struct {
+	Name  string
+	Patch []byte
+	Reply chan<- error
+}
+
+// RemoveServer stops a server and removes it from the file.
+type RemoveServer struct {
+	Name  string
+	Reply chan<- error
+}
+
+// RestartServer reconnects a server on its current config.
+type RestartServer struct {
+	Name  string
+	Reply chan<- error
+}
+
+// Reload re-reads the file and applies the differences.
+type Reload struct {
+	Reply chan<- ReloadResult
+}
+
+// ReloadResult answers Reload.
+type ReloadResult struct {
+	Added, Removed, Restarted []string
+	Err                       error
+}
+
+// Tree asks the manager for the actor tree as it knows it.
+type Tree struct {
+	Reply chan<- TreeNode
+}
+
+// TreeNode is one actor of the tree.
+type TreeNode struct {
+	Name, Path, Kind, State string
+	PID                     int
+	Children                []TreeNode
+}

@@ -1,0 +1,254 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/messages"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// Errors of the management calls, matched with errors.Is. Validation errors
+// are *config.FieldError (errors.As), and a config file that does not parse
+// makes every write fail with config.ErrUnparsable.
+var (
+	// ErrUnknownServer: no server of that name is configured.
+	ErrUnknownServer = messages.ErrUnknownServer
+	// ErrServerExists: AddServer with a name already configured.
+	ErrServerExists = messages.ErrServerExists
+	// ErrRestartFailed: a PATCH's restart on the new config failed; the
+	// server runs on its previous config again and the file is unchanged.
+	ErrRestartFailed = messages.ErrRestartFailed
+	// ErrShuttingDown: the runtime is shutting down.
+	ErrShuttingDown = messages.ErrShuttingDown
+	// ErrSuperseded: a later change to the same server replaced this one
+	// before it completed; this one left the file unchanged.
+	ErrSuperseded = messages.ErrSuperseded
+)
+
+// ServerEntry is one server as the management API shows it: its config in
+// response form (every secret masked) and its live status.
+type ServerEntry struct {
+	Name           string                       `json:"name"`
+	Type           string                       `json:"type"`
+	Enabled        bool                         `json:"enabled"`
+	State          status.State                 `json:"state"`
+	Ready          bool                         `json:"ready"`
+	Error          string                       `json:"error"`
+	ErrorKind      string                       `json:"error_kind"`
+	ToolCount      int                          `json:"tool_count"`
+	Restarts       int                          `json:"restarts"`
+	Since          time.Time                    `json:"since"`
+	PID            int                          `json:"pid,omitempty"`
+	Command        []string                     `json:"command,omitempty"`
+	URL            string                       `json:"url,omitempty"`
+	TimeoutSeconds int                          `json:"timeout_seconds"`
+	Env            map[string]config.SecretView `json:"env"`
+	Headers        map[string]config.SecretView `json:"headers"`
+	Auth           config.AuthView              `json:"auth"`
+}
+
+// ToolEntry is one registered tool of a server, as ServerDetail lists it.
+type ToolEntry struct {
+	Name         string `json:"name"`
+	OriginalName string `json:"original_name"`
+	Description  string `json:"description"`
+}
+
+// ServerDetail is a ServerEntry with the server's tools and last stderr
+// lines.
+type ServerDetail struct {
+	ServerEntry
+	Tools      []ToolEntry `json:"tools"`
+	StderrTail []string    `json:"stderr_tail"`
+}
+
+// ReloadResult says what a Reload changed.
+type ReloadResult struct {
+	Added     []string `json:"added"`
+	Removed   []string `json:"removed"`
+	Restarted []string `json:"restarted"`
+}
+
+func entryOf(view config.ServerView, st status.Server) ServerEntry {
+	return ServerEntry{
+		Name: view.Name, Type: view.Type, Enabled: view.Enabled,
+		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
+		ToolCount: st.ToolCount, Restarts: st.Restarts, Since: st.Since, PID: st.PID,
+		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
+		Env: view.Env, Headers: view.Headers, Auth: view.Auth,
+	}
+}
+
+// Servers lists every configured server in config order. It never waits
+// for an actor or a connect.
+func (r *Runtime) Servers() []ServerEntry {
+	cfg := r.config.Load().Servers
+	out := make([]ServerEntry, 0, len(cfg))
+	for _, srv := range cfg {
+		st, _ := r.board.Get(srv.Name)
+		out = append(out, entryOf(srv.View(), st))
+	}
+	return out
+}
+
+// Server returns one server with its tools and stderr tail, or
+// ErrUnknownServer.
+func (r *Runtime) Server(name string) (ServerDetail, error) {
+	srv, ok := r.config.Load().Get(name)
+	if !ok {
+		return ServerDetail{}, fmt.Errorf("%w: %q", ErrUnknownServer, name)
+	}
+	st, _ := r.board.Get(name)
+	d := ServerDetail{ServerEntry: entryOf(srv.View(), st), StderrTail: st.StderrTail, Tools: []ToolEntry{}}
+	if d.StderrTail == nil {
+		d.StderrTail = []string{}
+	}
+	for _, t := range r.registry.ServerTools(name) {
+		d.Tools = append(d.Tools, ToolEntry{Name: t.Name, OriginalName: t.OriginalName, Description: t.Description})
+	}
+	return d, nil
+}
+
+// AddServer adds a server, saves the config and starts connecting it in the
+// background. It returns once the file is written; the entry then shows the
+// server starting.
+func (r *Runtime) AddServer(ctx context.Context, s config.Server) (ServerEntry, error) {
+	return r.entryAfter(s.Name, r.operate(ctx, func(reply chan<- error) any { return messages.AddServer{Server: s, Reply: reply} }))
+}
+
+// PatchServer merges a PATCH body into a server's config (C4). A change of
+// `enabled` alone is saved at once (disable stops the server, enable starts
+// it connecting). Any other change restarts the server on the new config and
+// saves it only once that restart succeeded; if it fails, the server is put
+// back on its previous config, the file is left byte for byte as it was,
+// and the error wraps ErrRestartFailed.
+func (r *Runtime) PatchServer(ctx context.Context, name string, patch []byte) (ServerEntry, error) {
+	return r.entryAfter(name, r.operate(ctx, func(reply chan<- error) any {
+		return messages.PatchServer{Name: name, Patch: patch, Reply: reply}
+	}))
+}
+
+// RemoveServer stops a server, unregisters its tools and removes it from
+// the config file. Its process is stopped in the background, within the
+// stop grace periods.
+func (r *Runtime) RemoveServer(ctx context.Context, name string) error {
+	return r.operate(ctx, func(reply chan<- error) any { return messages.RemoveServer{Name: name, Reply: reply} })
+}
+
+// RestartServer reconnects a server on its current config and returns once
+// the new session is ready or failed.
+func (r *Runtime) RestartServer(ctx context.Context, name string) (ServerEntry, error) {
+	return r.entryAfter(name, r.operate(ctx, func(reply chan<- error) any { return messages.RestartServer{Name: name, Reply: reply} }))
+}
+
+// Reload re-reads the config file and applies only the differences: added
+// servers start, removed ones stop, changed ones restart on their new
+// config. It does not write the file.
+func (r *Runtime) Reload(ctx context.Context) (ReloadResult, error) {
+	reply := make(chan messages.ReloadResult, 1)
+	got, err := ask(ctx, r, messages.Reload{Reply: reply}, reply)
+	if err != nil {
+		return ReloadResult{}, err
+	}
+	if got.Err != nil {
+		return ReloadResult{}, fmt.Errorf("reloading: %w", got.Err)
+	}
+	return ReloadResult{Added: nonNil(got.Added), Removed: nonNil(got.Removed), Restarted: nonNil(got.Restarted)}, nil
+}
+
+// Healthy reports whether the runtime serves: nil as soon as Start
+// returned, independent of any MCP server; the host's Options.Ready check,
+// if set, can make it fail.
+func (r *Runtime) Healthy(ctx context.Context) error {
+	select {
+	case <-r.stopWatch:
+		return ErrShuttingDown
+	default:
+	}
+	if r.opts.Ready != nil {
+		return r.opts.Ready(ctx)
+	}
+	return nil
+}
+
+func (r *Runtime) entryAfter(name string, err error) (ServerEntry, error) {
+	if err != nil {
+		return ServerEntry{}, err
+	}
+	srv, ok := r.config.Load().Get(name)
+	if !ok {
+		return ServerEntry{}, fmt.Errorf("%w: %q", ErrUnknownServer, name)
+	}
+	st, _ := r.board.Get(name)
+	return entryOf(srv.View(), st), nil
+}
+
+// operate sends the manager an operation built around a reply channel and
+// waits for its answer, ctx, or the end of the runtime.
+func (r *Runtime) operate(ctx context.Context, build func(chan<- error) any) error {
+	reply := make(chan error, 1)
+	err, askErr := ask(ctx, r, build(reply), reply)
+	if askErr != nil {
+		return askErr
+	}
+	return err
+}
+
+// ask sends msg to the manager and waits for one value on reply. The
+// manager answers every operation exactly once, without blocking (reply
+// has room for it).
+func ask[T any](ctx context.Context, r *Runtime, msg any, reply <-chan T) (T, error) {
+	var zero T
+	select {
+	case <-r.stopWatch:
+		return zero, ErrShuttingDown
+	default:
+	}
+	r.system.Root.Send(r.manager, msg)
+	select {
+	case v := <-reply:
+		return v, nil
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case <-r.managerDone:
+		return zero, ErrShuttingDown
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ActorNode is one node of the live actor tree (GET /debug/actors).
+type ActorNode struct {
+	Name     string      `json:"name"`
+	Path     string      `json:"path"`
+	Kind     string      `json:"kind"` // "manager", "server" or "session"
+	State    string      `json:"state"`
+	PID      int         `json:"pid,omitempty"` // a stdio session's process
+	Children []ActorNode `json:"children"`
+}
+
+// ActorTree returns the live actor tree as the manager sees it.
+func (r *Runtime) ActorTree(ctx context.Context) (ActorNode, error) {
+	reply := make(chan messages.TreeNode, 1)
+	node, err := ask(ctx, r, messages.Tree{Reply: reply}, reply)
+	if err != nil {
+		return ActorNode{}, err
+	}
+	return actorNode(node), nil
+}
+
+func actorNode(n messages.TreeNode) ActorNode {
+	out := ActorNode{Name: n.Name, Path: n.Path, Kind: n.Kind, State: n.State, PID: n.PID, Children: []ActorNode{}}
+	for _, c := range n.Children {
+		out.Children = append(out.Children, actorNode(c))
+	}
+	return out
+}
