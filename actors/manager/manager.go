@@ -68,8 +68,9 @@ type Actor struct {
 
 	file     *config.File // the file as last read or written; nil: unparsable
 	servers  map[string]*entry
-	startup  []string // servers still waiting for their startup turn
-	turn     *entry   // the server whose startup turn runs
+	dying    map[string]*entry // removed servers whose actor has not terminated yet
+	startup  []string          // servers still waiting for their startup turn
+	turn     *entry            // the server whose startup turn runs
 	stopping bool
 }
 
@@ -80,13 +81,9 @@ type entry struct {
 	pid     *actor.PID    // nil once the actor is gone
 	epoch   uint64
 	managed bool // a management call took it over: startup leaves it alone
-	dying   bool // removed; waiting for Terminated
 	// waiting is the operation that completes on the ServerSettled of
 	// epoch (a PATCH's restart, a restart).
 	waiting func(messages.ServerSettled)
-	// onGone runs once the removed actor terminated (an add of the same
-	// name waits for the name to be free).
-	onGone []func()
 }
 
 // Receive handles lifecycle first, then the servers' reports, then the
@@ -127,6 +124,7 @@ func (a *Actor) Receive(c actor.Context) {
 
 func (a *Actor) start(c actor.Context) {
 	a.servers = map[string]*entry{}
+	a.dying = map[string]*entry{}
 	a.file = a.File
 	running := a.file
 	if running == nil {
@@ -141,49 +139,55 @@ func (a *Actor) start(c actor.Context) {
 	a.nextTurn(c)
 }
 
-// spawn creates the actor of a server and publishes its initial status.
+// spawn records a server and creates its actor (at once, or as soon as a
+// removed actor of the same name terminated), and publishes its initial
+// status.
 func (a *Actor) spawn(c actor.Context, srv config.Server) *entry {
 	e := &entry{name: srv.Name, cfg: srv}
 	a.servers[srv.Name] = e
 	a.Deps.Board.Set(server.InitialStatus(srv), nil)
-	pid, err := c.SpawnNamed(server.Props(a.Deps, srv), srv.Name)
-	if err != nil {
-		a.Deps.Logger.Error("spawning server actor", "server", srv.Name, "error", err)
-		return e
-	}
-	e.pid = pid
+	a.ensureActor(c, e)
 	return e
 }
 
-// command sends a server actor its next command, replacing whatever the
-// server was doing: a waiting operation is superseded, and a startup turn
-// on it is over.
+// ensureActor gives a server an actor if it has none and its name is free.
+func (a *Actor) ensureActor(c actor.Context, e *entry) {
+	if e.pid != nil || a.dying[e.name] != nil || a.stopping {
+		return
+	}
+	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg), e.name)
+	if err != nil {
+		a.Deps.Logger.Error("spawning server actor", "server", e.name, "error", err)
+		return
+	}
+	e.pid = pid
+}
+
+// command gives a server its next config to run, replacing whatever it was
+// doing: a waiting operation is superseded, and a startup turn on it is
+// over.
 func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
 	a.supersede(e, messages.ErrSuperseded)
 	e.epoch++
 	e.cfg = srv
-	if e.pid == nil {
-		a.respawn(c, e)
-	}
-	if srv.Enabled {
-		c.Send(e.pid, messages.Connect{Epoch: e.epoch, Server: srv})
-	} else {
-		c.Send(e.pid, messages.Disable{Epoch: e.epoch, Server: srv})
-	}
+	a.ensureActor(c, e)
+	a.deliver(c, e)
 	if a.turn == e {
 		a.turn = nil
 		a.nextTurn(c)
 	}
 }
 
-// respawn gives a server whose actor died on its own a fresh actor.
-func (a *Actor) respawn(c actor.Context, e *entry) {
-	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg), e.name)
-	if err != nil {
-		a.Deps.Logger.Error("respawning server actor", "server", e.name, "error", err)
-		return
+// deliver sends the server actor the command of the current epoch. An
+// entry still waiting for its actor gets it when the actor is spawned.
+func (a *Actor) deliver(c actor.Context, e *entry) {
+	switch {
+	case e.pid == nil || e.epoch == 0:
+	case e.cfg.Enabled:
+		c.Send(e.pid, messages.Connect{Epoch: e.epoch, Server: e.cfg})
+	default:
+		c.Send(e.pid, messages.Disable{Epoch: e.epoch, Server: e.cfg})
 	}
-	e.pid = pid
 }
 
 // supersede answers a waiting operation with err.
@@ -196,7 +200,7 @@ func (a *Actor) supersede(e *entry, err error) {
 
 func (a *Actor) settled(c actor.Context, msg messages.ServerSettled) {
 	e := a.servers[msg.Name]
-	if e == nil || e.dying || msg.Epoch != e.epoch {
+	if e == nil || msg.Epoch != e.epoch {
 		return // an answer to a command that was replaced since
 	}
 	if w := e.waiting; w != nil {
@@ -216,7 +220,7 @@ func (a *Actor) nextTurn(c actor.Context) {
 		name := a.startup[0]
 		a.startup = a.startup[1:]
 		e := a.servers[name]
-		if e == nil || e.dying || e.managed {
+		if e == nil || e.managed {
 			continue
 		}
 		srv, ok := a.persisted(name)
@@ -252,16 +256,16 @@ func (a *Actor) persisted(name string) (config.Server, bool) {
 	return a.file.Get(name)
 }
 
-// drop stops a server's actor and forgets it once it terminated.
+// drop removes a server from the running set: its tools go at once, its
+// actor is stopped, and its name is free again once the actor terminated.
 func (a *Actor) drop(c actor.Context, e *entry) {
 	a.supersede(e, messages.ErrSuperseded)
-	e.dying = true
-	e.epoch++
+	delete(a.servers, e.name)
 	a.Deps.Registry.RemoveServer(e.name)
+	a.Deps.Board.Delete(e.name)
 	if e.pid != nil {
 		c.Stop(e.pid)
-	} else {
-		a.forget(e)
+		a.dying[e.name] = e
 	}
 	a.startup = slices.DeleteFunc(a.startup, func(n string) bool { return n == e.name })
 	if a.turn == e {
@@ -270,27 +274,30 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	}
 }
 
-func (a *Actor) forget(e *entry) {
-	delete(a.servers, e.name)
-	a.Deps.Board.Delete(e.name)
-	for _, f := range e.onGone {
-		f()
-	}
-}
-
 // terminated handles the end of a server actor: the expected end of a
 // removed one, or a death of its own (its tools went with it; its status
 // must not keep claiming otherwise).
 func (a *Actor) terminated(c actor.Context, who *actor.PID) {
+	for name, e := range a.dying {
+		if e.pid.Equal(who) {
+			delete(a.dying, name)
+			// A removed server's actor may publish "stopped" while it goes.
+			if next := a.servers[name]; next != nil {
+				a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
+				a.ensureActor(c, next)
+				a.deliver(c, next)
+			} else {
+				a.Deps.Board.Delete(name)
+			}
+			return
+		}
+	}
 	for _, e := range a.servers {
 		if e.pid == nil || !e.pid.Equal(who) {
 			continue
 		}
 		e.pid = nil
-		switch {
-		case e.dying:
-			a.forget(e)
-		case !a.stopping:
+		if !a.stopping {
 			a.supersede(e, errServerDied)
 			e.epoch++
 			a.Deps.Board.Set(status.Server{
@@ -314,7 +321,7 @@ func (a *Actor) publishConfig() {
 	var list []config.Server
 	if a.file != nil {
 		for _, srv := range a.file.Servers {
-			if e := a.servers[srv.Name]; e != nil && !e.dying {
+			if a.servers[srv.Name] != nil {
 				list = append(list, srv)
 			}
 		}
@@ -323,7 +330,7 @@ func (a *Actor) publishConfig() {
 	// start) are still shown, after the others, by name.
 	var extra []config.Server
 	for _, e := range a.servers {
-		if !e.dying && !slices.ContainsFunc(list, func(s config.Server) bool { return s.Name == e.name }) {
+		if !slices.ContainsFunc(list, func(s config.Server) bool { return s.Name == e.name }) {
 			extra = append(extra, e.cfg)
 		}
 	}

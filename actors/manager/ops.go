@@ -10,21 +10,17 @@ import (
 	"github.com/openprogram/mcpvisor/messages"
 )
 
-// errUnparsable is answered to every write while the file does not parse:
-// the file must never be replaced by a save then (C2).
-func (a *Actor) writable() error {
-	if a.file != nil {
-		return nil
+// edit reads the file as it is on disk now, lets change modify it and
+// saves the result: a hand edit of another entry is kept, and a file that
+// does not parse is never replaced (C2).
+func (a *Actor) edit(change func(f *config.File) error) error {
+	f, err := a.load()
+	if err != nil {
+		return fmt.Errorf("refusing to write the config file: %w", err)
 	}
-	_, err := a.Store.Load()
-	if err == nil {
-		err = errors.New("the file changed since it last failed to parse; reload it first")
+	if err := change(f); err != nil {
+		return err
 	}
-	return fmt.Errorf("refusing to write the config file: %w", err)
-}
-
-// save writes f and makes it the manager's view of the file.
-func (a *Actor) save(f *config.File) error {
 	if err := a.Store.Save(f); err != nil {
 		return fmt.Errorf("saving the config: %w", err)
 	}
@@ -33,40 +29,48 @@ func (a *Actor) save(f *config.File) error {
 	return nil
 }
 
-func (a *Actor) live(name string) (*entry, error) {
-	e := a.servers[name]
-	if e == nil || e.dying {
-		return nil, fmt.Errorf("%w: %q", messages.ErrUnknownServer, name)
+// load reads the file and keeps the status' config error in step with it.
+func (a *Actor) load() (*config.File, error) {
+	f, err := a.Store.Load()
+	switch {
+	case errors.Is(err, config.ErrUnparsable):
+		msg := err.Error()
+		a.Deps.ConfigError.Store(&msg)
+	case err == nil:
+		a.Deps.ConfigError.Store(nil)
 	}
-	return e, nil
+	return f, err
+}
+
+func (a *Actor) live(name string) (*entry, error) {
+	if e := a.servers[name]; e != nil {
+		return e, nil
+	}
+	return nil, fmt.Errorf("%w: %q", messages.ErrUnknownServer, name)
+}
+
+func superseded(res messages.ServerSettled) bool {
+	return res.Err == messages.ErrSuperseded.Error() || res.Err == messages.ErrShuttingDown.Error() || res.Err == errServerDied.Error()
 }
 
 // add saves a new server and starts it connecting; it does not wait for
 // the connect (the status shows it).
 func (a *Actor) add(c actor.Context, srv config.Server) error {
-	if err := a.writable(); err != nil {
-		return err
-	}
 	if err := srv.Validate(); err != nil {
 		return err
 	}
-	if old := a.servers[srv.Name]; old != nil {
-		if !old.dying {
-			return fmt.Errorf("%w: %q", messages.ErrServerExists, srv.Name)
-		}
-	}
-	if _, taken := a.file.Get(srv.Name); taken {
+	if a.servers[srv.Name] != nil {
 		return fmt.Errorf("%w: %q", messages.ErrServerExists, srv.Name)
 	}
-	f := a.file.Clone()
-	f.Put(srv)
-	if err := a.save(f); err != nil {
-		return err
-	}
-	if old := a.servers[srv.Name]; old != nil {
-		// Its removal is still finishing: start once the name is free.
-		old.onGone = append(old.onGone, func() { a.startManaged(c, srv) })
+	err := a.edit(func(f *config.File) error {
+		if _, taken := f.Get(srv.Name); taken {
+			return fmt.Errorf("%w: %q (in the file, not running yet; reload to start it)", messages.ErrServerExists, srv.Name)
+		}
+		f.Put(srv)
 		return nil
+	})
+	if err != nil {
+		return err
 	}
 	a.startManaged(c, srv)
 	return nil
@@ -79,7 +83,8 @@ func (a *Actor) startManaged(c actor.Context, srv config.Server) {
 	a.command(c, e, srv)
 }
 
-// patch applies a PATCH body. A change of enabled alone is saved at once;
+// patch applies a PATCH body to the server as the file holds it. A change
+// of enabled alone (or any change of a disabled server) is saved at once;
 // any other change is saved only after the server restarted on it, and
 // otherwise undone. reply is answered later in that case; an error
 // returned here is answered by the caller.
@@ -88,12 +93,13 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 	if err != nil {
 		return err
 	}
-	if err := a.writable(); err != nil {
-		return err
+	disk, err := a.load()
+	if err != nil {
+		return fmt.Errorf("refusing to write the config file: %w", err)
 	}
-	old, ok := a.file.Get(name)
+	old, ok := disk.Get(name)
 	if !ok {
-		return fmt.Errorf("%w: %q", messages.ErrUnknownServer, name)
+		return fmt.Errorf("%w: %q is running but no longer in the file; reload first", messages.ErrUnknownServer, name)
 	}
 	next, err := config.ApplyPatch(old, body)
 	if err != nil {
@@ -106,36 +112,32 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 	e.managed = true
 	toggled := old.Clone()
 	toggled.Enabled = next.Enabled
-	if next.Equal(old) || next.Equal(toggled) || !next.Enabled {
-		// Nothing to prove by connecting: save, then apply.
-		f := a.file.Clone()
-		f.Put(next)
-		if err := a.save(f); err != nil {
+	if next.Equal(toggled) || !next.Enabled {
+		// Nothing to prove by connecting first: save, then apply.
+		if err := a.edit(func(f *config.File) error { f.Put(next); return nil }); err != nil {
 			return err
 		}
 		a.command(c, e, next)
 		reply <- nil
 		return nil
 	}
+	running := e.cfg
 	a.command(c, e, next)
 	e.waiting = func(res messages.ServerSettled) {
-		if res.Ready {
-			f := a.file.Clone()
-			f.Put(next)
-			if err := a.save(f); err != nil {
-				a.command(c, e, old)
+		switch {
+		case res.Ready:
+			if err := a.edit(func(f *config.File) error { f.Put(next); return nil }); err != nil {
+				a.command(c, e, running)
 				reply <- err
 				return
 			}
 			reply <- nil
-			return
-		}
-		if res.Err == messages.ErrSuperseded.Error() || res.Err == messages.ErrShuttingDown.Error() {
+		case superseded(res):
 			reply <- errors.New(res.Err)
-			return
+		default:
+			a.command(c, e, running) // back on the previous config
+			reply <- fmt.Errorf("%w: %s; %q runs on its previous config again and the file is unchanged", messages.ErrRestartFailed, res.Err, name)
 		}
-		a.command(c, e, old) // back on the previous config
-		reply <- fmt.Errorf("%w: %s; %q runs on its previous config again and the file is unchanged", messages.ErrRestartFailed, res.Err, name)
 	}
 	return nil
 }
@@ -147,12 +149,7 @@ func (a *Actor) remove(c actor.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := a.writable(); err != nil {
-		return err
-	}
-	f := a.file.Clone()
-	f.Remove(name)
-	if err := a.save(f); err != nil {
+	if err := a.edit(func(f *config.File) error { f.Remove(name); return nil }); err != nil {
 		return err
 	}
 	a.drop(c, e)
@@ -173,7 +170,7 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 	e.managed = true
 	a.command(c, e, e.cfg)
 	e.waiting = func(res messages.ServerSettled) {
-		if res.Err == messages.ErrSuperseded.Error() || res.Err == messages.ErrShuttingDown.Error() {
+		if superseded(res) {
 			reply <- errors.New(res.Err)
 			return
 		}
@@ -184,42 +181,29 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 
 // reload re-reads the file and applies the differences to the running set.
 func (a *Actor) reload(c actor.Context) messages.ReloadResult {
-	f, err := a.Store.Load()
+	f, err := a.load()
 	if err != nil {
-		if errors.Is(err, config.ErrUnparsable) {
-			msg := err.Error()
-			a.Deps.ConfigError.Store(&msg)
-			a.file = nil
-		}
 		return messages.ReloadResult{Err: err}
 	}
-	a.Deps.ConfigError.Store(nil)
+	a.file = f
 	var res messages.ReloadResult
+	for name, e := range a.servers {
+		if _, ok := f.Get(name); !ok {
+			res.Removed = append(res.Removed, name)
+			a.drop(c, e)
+		}
+	}
 	for _, srv := range f.Servers {
 		e := a.servers[srv.Name]
 		switch {
-		case e == nil || e.dying:
+		case e == nil:
 			res.Added = append(res.Added, srv.Name)
+			a.startManaged(c, srv)
 		case !e.cfg.Equal(srv):
 			res.Restarted = append(res.Restarted, srv.Name)
 			e.managed = true
 			a.command(c, e, srv)
 		}
-	}
-	for name, e := range a.servers {
-		if _, ok := f.Get(name); !ok && !e.dying {
-			res.Removed = append(res.Removed, name)
-			a.drop(c, e)
-		}
-	}
-	a.file = f
-	for _, name := range res.Added {
-		srv, _ := f.Get(name)
-		if old := a.servers[name]; old != nil {
-			old.onGone = append(old.onGone, func() { a.startManaged(c, srv) })
-			continue
-		}
-		a.startManaged(c, srv)
 	}
 	a.publishConfig()
 	return res
@@ -238,7 +222,7 @@ func (a *Actor) tree(c actor.Context) messages.TreeNode {
 		}
 		st, _ := a.Deps.Board.Get(srv.Name)
 		node := messages.TreeNode{Name: srv.Name, Path: e.pid.Id, Kind: "server", State: string(st.State)}
-		if st.PID > 0 || st.State == "starting" && srv.Enabled {
+		if st.PID > 0 || st.State == "starting" && e.epoch > 0 && e.cfg.Enabled {
 			node.Children = append(node.Children, messages.TreeNode{
 				Name: "session", Path: e.pid.Id + "/session", Kind: "session", State: string(st.State), PID: st.PID,
 			})
