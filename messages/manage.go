@@ -17,6 +17,7 @@ var (
 	ErrServerExists  = errors.New("server already exists")
 	ErrRestartFailed = errors.New("restart on the new config failed")
 	ErrShuttingDown  = errors.New("runtime is shutting down")
+	ErrDisabled      = errors.New("server is disabled")
 	// ErrSuperseded: a later change to the same server replaced this one
 	// before it completed; this one had no effect on the file.
 	ErrSuperseded = errors.New("superseded by a later change to the same server")

@@ -175,7 +175,6 @@ func TestAcceptance_DeleteDisableLaterServerWhileStartupWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 
-
 	// The earlier connect resumes (here: times out) and startup goes on.
 	if st := rt.waitSettled(t, "first"); st.State != status.Failed {
 		t.Fatalf("first = %+v", st)

@@ -23,6 +23,8 @@ var (
 	ErrRestartFailed = messages.ErrRestartFailed
 	// ErrShuttingDown: the runtime is shutting down.
 	ErrShuttingDown = messages.ErrShuttingDown
+	// ErrDisabled: RestartServer of a disabled server.
+	ErrDisabled = messages.ErrDisabled
 	// ErrSuperseded: a later change to the same server replaced this one
 	// before it completed; this one left the file unchanged.
 	ErrSuperseded = messages.ErrSuperseded

@@ -82,8 +82,9 @@ type entry struct {
 	epoch   uint64
 	managed bool // a management call took it over: startup leaves it alone
 	// waiting is the operation that completes on the ServerSettled of
-	// epoch (a PATCH's restart, a restart).
-	waiting func(messages.ServerSettled)
+	// epoch (a PATCH's restart, a restart), or is interrupted (superseded,
+	// shutting down, the server actor died) with a non-nil error.
+	waiting func(res messages.ServerSettled, interrupted error)
 }
 
 // Receive handles lifecycle first, then the servers' reports, then the
@@ -190,11 +191,11 @@ func (a *Actor) deliver(c actor.Context, e *entry) {
 	}
 }
 
-// supersede answers a waiting operation with err.
+// supersede interrupts a waiting operation with err.
 func (a *Actor) supersede(e *entry, err error) {
 	if w := e.waiting; w != nil {
 		e.waiting = nil
-		w(messages.ServerSettled{Name: e.name, Epoch: e.epoch, Err: err.Error()})
+		w(messages.ServerSettled{Name: e.name, Epoch: e.epoch}, err)
 	}
 }
 
@@ -205,7 +206,7 @@ func (a *Actor) settled(c actor.Context, msg messages.ServerSettled) {
 	}
 	if w := e.waiting; w != nil {
 		e.waiting = nil
-		w(msg)
+		w(msg, nil)
 	}
 	if a.turn == e {
 		a.turn = nil

@@ -49,10 +49,6 @@ func (a *Actor) live(name string) (*entry, error) {
 	return nil, fmt.Errorf("%w: %q", messages.ErrUnknownServer, name)
 }
 
-func superseded(res messages.ServerSettled) bool {
-	return res.Err == messages.ErrSuperseded.Error() || res.Err == messages.ErrShuttingDown.Error() || res.Err == errServerDied.Error()
-}
-
 // add saves a new server and starts it connecting; it does not wait for
 // the connect (the status shows it).
 func (a *Actor) add(c actor.Context, srv config.Server) error {
@@ -123,8 +119,10 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 	}
 	running := e.cfg
 	a.command(c, e, next)
-	e.waiting = func(res messages.ServerSettled) {
+	e.waiting = func(res messages.ServerSettled, interrupted error) {
 		switch {
+		case interrupted != nil:
+			reply <- fmt.Errorf("patching %q: %w", name, interrupted)
 		case res.Ready:
 			if err := a.edit(func(f *config.File) error { f.Put(next); return nil }); err != nil {
 				a.command(c, e, running)
@@ -132,8 +130,6 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 				return
 			}
 			reply <- nil
-		case superseded(res):
-			reply <- errors.New(res.Err)
 		default:
 			a.command(c, e, running) // back on the previous config
 			reply <- fmt.Errorf("%w: %s; %q runs on its previous config again and the file is unchanged", messages.ErrRestartFailed, res.Err, name)
@@ -165,13 +161,13 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 		return err
 	}
 	if !e.cfg.Enabled {
-		return fmt.Errorf("server %q is disabled; enable it with a PATCH of enabled", name)
+		return fmt.Errorf("%w: %q; enable it with a PATCH of enabled", messages.ErrDisabled, name)
 	}
 	e.managed = true
 	a.command(c, e, e.cfg)
-	e.waiting = func(res messages.ServerSettled) {
-		if superseded(res) {
-			reply <- errors.New(res.Err)
+	e.waiting = func(_ messages.ServerSettled, interrupted error) {
+		if interrupted != nil {
+			reply <- fmt.Errorf("restarting %q: %w", name, interrupted)
 			return
 		}
 		reply <- nil // the entry shows ready or failed

@@ -1,7 +1,9 @@
 // Command demo shows mcpvisor end to end with nothing to install.
 //
 //	demo                      the tour: runs its own example server through the runtime
-//	demo run -state-dir DIR   runs the runtime on DIR/mcp_servers.json until SIGINT/SIGTERM
+//	demo run -state-dir DIR [-listen ADDR]
+//	                          runs the runtime on DIR/mcp_servers.json and serves its management
+//	                          API on ADDR (default 127.0.0.1:7077) until SIGINT/SIGTERM; SIGHUP reloads
 //	demo serve [flags]        the example MCP server on stdio (what the tour connects to)
 package main
 
@@ -42,7 +44,9 @@ func run(args []string) int {
 
 const usage = `usage:
   demo                      the tour: start the runtime on an embedded config, show tools and calls
-  demo run -state-dir DIR   run the runtime on DIR/mcp_servers.json until SIGINT or SIGTERM
+  demo run -state-dir DIR [-listen ADDR]
+                            run the runtime on DIR/mcp_servers.json and serve its management API
+                            on ADDR (default 127.0.0.1:7077) until SIGINT or SIGTERM; SIGHUP reloads
   demo serve [flags]        the example MCP server on stdio (demo serve -h for its flags)
 `
 

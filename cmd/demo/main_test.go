@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,30 +61,164 @@ func TestTour(t *testing.T) {
 	}
 }
 
-func TestRunUntilSIGTERM(t *testing.T) {
+// TestRunServesAPI runs `demo run` as a user would: the API on a free
+// port printed on stdout, SIGHUP picking up a hand edit of the file, and
+// SIGTERM stopping everything with exit status 0.
+func TestRunServesAPI(t *testing.T) {
 	dir := t.TempDir()
-	testutil.WriteConfig(t, dir, config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true})
-	cmd := demoCommand("run", "-state-dir", dir)
+	ex := config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true}
+	testutil.WriteConfig(t, dir, ex)
+	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0")
 	logs := &lockedBuffer{}
 	cmd.Stderr = logs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(logs.String(), "server ready") {
-		if time.Now().After(deadline) {
+	stopped := false
+	defer func() {
+		if !stopped {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			t.Fatalf("no server ready line:\n%s", logs.String())
 		}
-		time.Sleep(10 * time.Millisecond)
+	}()
+	base := readListenLine(t, stdout, logs)
+
+	get := func(path string, v any) int {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != "application/json" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: Content-Type %q, nosniff %q", path, ct, resp.Header.Get("X-Content-Type-Options"))
+		}
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("GET %s: decoding: %v", path, err)
+		}
+		return resp.StatusCode
 	}
+	var health map[string]string
+	if code := get("/healthz", &health); code != http.StatusOK || health["status"] != "ok" {
+		t.Fatalf("healthz: %d %v", code, health)
+	}
+	type server struct{ Name, State string }
+	waitFor := func(name, state string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var list struct{ Servers []server }
+			if code := get("/api/mcp/servers", &list); code != http.StatusOK {
+				t.Fatalf("servers: %d", code)
+			}
+			if slices.Contains(list.Servers, server{name, state}) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no server %s %s after 30s: %+v\n%s", name, state, list.Servers, logs.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("ex", "ready")
+
+	// A foreign Host is refused (DNS rebinding).
+	req, _ := http.NewRequest("GET", base+"/api/mcp/servers", nil)
+	req.Host = "attacker.example"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Host: %v %v, want 403", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	// A hand edit, then SIGHUP: the added server appears and connects.
+	added := ex
+	added.Name = "added"
+	testutil.WriteConfig(t, dir, ex, added)
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	waitFor("added", "ready")
+	if !strings.Contains(logs.String(), "config reloaded") {
+		t.Errorf("no reload line in the logs:\n%s", logs.String())
+	}
+
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	stopped = true
 	if err := waitBounded(cmd, 30*time.Second); err != nil {
-		t.Fatalf("demo run after SIGTERM: %v\n%s", err, logs.String())
+		t.Fatalf("demo run after SIGTERM: %v (want exit 0)\n%s", err, logs.String())
 	}
 	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
 		t.Fatalf("processes left after demo run stopped: %v", left)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Error("the API still answers after demo run exited")
+	}
+}
+
+// readListenLine reads the "listening on http://ADDR" line from stdout
+// and returns the base URL.
+func readListenLine(t *testing.T, stdout io.Reader, logs *lockedBuffer) string {
+	t.Helper()
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case l := <-line:
+		base, ok := strings.CutPrefix(l, "listening on ")
+		if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") || strings.HasSuffix(base, ":0") {
+			t.Fatalf("first stdout line %q, want listening on http://127.0.0.1:PORT\n%s", l, logs.String())
+		}
+		return base
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no listening line on stdout after 30s\n%s", logs.String())
+		return ""
+	}
+}
+
+// SIGINT stops demo run as cleanly as SIGTERM, even before any server
+// connected.
+func TestRunStopsOnSIGINT(t *testing.T) {
+	dir := t.TempDir()
+	hung := config.Server{Name: "hung", Type: config.TypeLocal, Command: []string{demoBin, "serve", "-hang-initialize"}, Enabled: true}
+	testutil.WriteConfig(t, dir, hung)
+	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0")
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := readListenLine(t, stdout, logs)
+	resp, err := http.Get(base + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz while the server hangs: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	if err := waitBounded(cmd, 30*time.Second); err != nil {
+		t.Fatalf("demo run after SIGINT: %v\n%s", err, logs.String())
+	}
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+}
+
+func TestRunBadListen(t *testing.T) {
+	out, err := demoCommand("run", "-state-dir", t.TempDir(), "-listen", "127.0.0.1:notaport").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "listening") {
+		t.Fatalf("demo run with a bad -listen: %v\n%s", err, out)
 	}
 }
 

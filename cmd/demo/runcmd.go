@@ -4,19 +4,34 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/openprogram/mcpvisor/runtime"
 )
 
-// runServe runs the runtime on a state dir until SIGINT or SIGTERM.
+// Bounds of the steps of stopping: in-flight API requests get
+// httpShutdownGrace to finish before their connections are closed, and the
+// runtime runtimeShutdownGrace to stop every server.
+const (
+	httpShutdownGrace    = 5 * time.Second
+	runtimeShutdownGrace = 30 * time.Second
+)
+
+// runServe runs the runtime on a state dir and serves its management API
+// until SIGINT or SIGTERM; SIGHUP reloads the config file.
 func runServe(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	stateDir := fs.String("state-dir", "", "directory holding mcp_servers.json (required)")
+	listen := fs.String("listen", "127.0.0.1:7077", "`address` of the management API (port 0: any free port)")
 	verbose := fs.Bool("v", false, "log at debug level")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -29,23 +44,87 @@ func runServe(args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	logger := newLogger(os.Stderr, level)
+	return serveAPI(os.Stdout, newLogger(os.Stderr, level), *stateDir, *listen)
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	rt, err := runtime.Start(ctx, runtime.Options{StateDir: *stateDir, Logger: logger})
+func serveAPI(stdout io.Writer, logger *slog.Logger, stateDir, listen string) int {
+	// Signals are caught from the start, so that one arriving while the
+	// runtime starts is not lost (nor kills the process half started).
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
+		logger.Error("listening", "error", err)
+		return 1
+	}
+	if !isLoopback(ln.Addr()) {
+		logger.Warn("the management API has no authentication and answers only requests addressed to localhost; listen on a loopback address",
+			"listen", ln.Addr().String())
+	}
+	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: stateDir, Logger: logger})
+	if err != nil {
+		ln.Close()
 		logger.Error("starting runtime", "error", err)
 		return 1
 	}
-	logger.Info("runtime started; stop with Ctrl-C", "state_dir", *stateDir)
-	<-ctx.Done()
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	srv := &http.Server{
+		Handler:           rt.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	logger.Info("runtime started; stop with Ctrl-C, reload the config with SIGHUP", "state_dir", stateDir, "listen", ln.Addr().String())
+
+	// Reloads run beside the signal loop, so that a SIGTERM during a slow
+	// one is acted on at once; stopping cancels them.
+	reloadCtx, cancelReloads := context.WithCancel(context.Background())
+	var reloads sync.WaitGroup
+	code := 0
+loop:
+	for {
+		select {
+		case sig := <-signals:
+			if sig != syscall.SIGHUP {
+				logger.Info("shutting down", "signal", sig.String())
+				break loop
+			}
+			reloads.Go(func() {
+				res, err := rt.Reload(reloadCtx)
+				if err != nil {
+					logger.Error("reloading the config", "error", err)
+					return
+				}
+				logger.Info("config reloaded", "added", res.Added, "removed", res.Removed, "restarted", res.Restarted)
+			})
+		case err := <-served:
+			logger.Error("serving the management API", "error", err)
+			code = 1
+			break loop
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 	defer cancel()
-	if err := rt.Shutdown(shutdownCtx); err != nil {
+	if err := srv.Shutdown(ctx); err != nil {
+		logger.Warn("API requests still running at shutdown; closing their connections", "error", err)
+		srv.Close()
+	}
+	cancelReloads()
+	reloads.Wait()
+	rctx, rcancel := context.WithTimeout(context.Background(), runtimeShutdownGrace)
+	defer rcancel()
+	if err := rt.Shutdown(rctx); err != nil {
 		logger.Error("shutdown", "error", err)
 		return 1
 	}
-	return 0
+	return code
+}
+
+func isLoopback(addr net.Addr) bool {
+	ap, err := netip.ParseAddrPort(addr.String())
+	return err == nil && ap.Addr().Unmap().IsLoopback()
 }

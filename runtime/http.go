@@ -1,0 +1,271 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// maxBodyBytes bounds every request body of the management API.
+const maxBodyBytes = 1 << 20
+
+// Handler returns the management API (DESIGN "Management API"): JSON over
+// plain net/http, on a mux of its own.
+//
+//	GET    /healthz                          {"status":"ok"}, or 503
+//	GET    /api/mcp/servers                  {"servers": [...]} in config order
+//	POST   /api/mcp/servers                  {"name": ..., <config>} → 201 + the entry
+//	GET    /api/mcp/servers/{name}           the entry with tools and stderr_tail
+//	PATCH  /api/mcp/servers/{name}           a PATCH body (C4) → the entry
+//	DELETE /api/mcp/servers/{name}           204
+//	POST   /api/mcp/servers/{name}/restart   the entry
+//	POST   /api/mcp/reload                   {"added", "removed", "restarted"}
+//	GET    /api/mcp/tools                    {"tools": [...]}
+//	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
+//	GET    /debug/actors                     the live actor tree
+//
+// Every answer is JSON with X-Content-Type-Options: nosniff, and every
+// secret in it is masked. An error answer is {"error": "...", "field":
+// "..."} ("field" only when one field is to blame) with a 4xx or 5xx code.
+// A request body must be application/json and at most 1 MiB.
+//
+// The API has no authentication: it is meant for a loopback listener. It
+// answers only requests whose Host is a loopback name or address (or
+// absent), so a web page cannot reach it through DNS rebinding, and it
+// refuses cross-origin writes from browsers (http.CrossOriginProtection).
+func (r *Runtime) Handler() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern string, h handlerFunc) {
+		mux.Handle(pattern, apiHandler{h: h, log: r.logAPIError})
+	}
+	handle("GET /healthz", r.handleHealthz)
+	handle("GET /api/mcp/servers", r.handleListServers)
+	handle("POST /api/mcp/servers", r.handleAddServer)
+	handle("GET /api/mcp/servers/{name}", r.handleGetServer)
+	handle("PATCH /api/mcp/servers/{name}", r.handlePatchServer)
+	handle("DELETE /api/mcp/servers/{name}", r.handleRemoveServer)
+	handle("POST /api/mcp/servers/{name}/restart", r.handleRestartServer)
+	handle("POST /api/mcp/reload", r.handleReload)
+	handle("GET /api/mcp/tools", r.handleListTools)
+	handle("POST /api/mcp/tools/{name}/call", r.handleCallTool)
+	handle("GET /debug/actors", r.handleActors)
+
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, &apiError{Status: http.StatusForbidden,
+			Message: "cross-origin request refused: the management API takes writes only from non-browser clients or its own origin"})
+	}))
+	return commonHeaders(loopbackOnly(cop.Handler(unmatched{mux})))
+}
+
+// handlerFunc is a route: it writes its answer, or returns the error to
+// answer with instead (then it must not have written anything).
+type handlerFunc func(w http.ResponseWriter, req *http.Request) error
+
+// apiHandler turns a handlerFunc's error into the error answer.
+type apiHandler struct {
+	h   handlerFunc
+	log func(req *http.Request, status int, err error)
+}
+
+func (a apiHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if err := a.h(w, req); err != nil {
+		e := toAPIError(err)
+		if e.Status == http.StatusInternalServerError { // not one of the known outcomes
+			a.log(req, e.Status, err)
+		}
+		writeError(w, e)
+	}
+}
+
+func (r *Runtime) logAPIError(req *http.Request, status int, err error) {
+	// Errors of the runtime never hold a secret (C3), and the request body
+	// is never logged.
+	r.opts.Logger.Warn("management API error", "method", req.Method, "path", req.URL.Path, "status", status, "error", err)
+}
+
+// apiError is an error answer: its status code and its JSON body.
+type apiError struct {
+	Status  int    `json:"-"`
+	Message string `json:"error"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+// toAPIError maps an error of the runtime, the config package or a tool
+// call onto its answer. The message is the error's text: none of them
+// holds a secret (C3), and request bodies are never quoted.
+func toAPIError(err error) *apiError {
+	var (
+		ae    *apiError
+		fe    *config.FieldError
+		large *http.MaxBytesError
+	)
+	status := http.StatusInternalServerError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &large):
+		return &apiError{Status: http.StatusRequestEntityTooLarge,
+			Message: fmt.Sprintf("request body is larger than %d bytes", large.Limit)}
+	case errors.Is(err, ErrShuttingDown):
+		status = http.StatusServiceUnavailable
+	case errors.Is(err, config.ErrUnparsable):
+		status = http.StatusConflict
+		msg = unparsableMessage(msg)
+	case errors.As(err, &fe):
+		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: fe.Field}
+	case errors.Is(err, ErrUnknownServer), errors.Is(err, tools.ErrUnknownTool):
+		status = http.StatusNotFound
+	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled):
+		status = http.StatusConflict
+	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed):
+		status = http.StatusBadGateway
+	case errors.Is(err, tools.ErrNotReady):
+		status = http.StatusServiceUnavailable
+	case errors.Is(err, tools.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		status = http.StatusGatewayTimeout
+	case errors.Is(err, context.Canceled):
+		status = http.StatusServiceUnavailable
+	}
+	return &apiError{Status: status, Message: msg}
+}
+
+// writeJSON writes v as the answer with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding the answer: %w", err)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+	return nil
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	body, _ := json.Marshal(e) // two strings: cannot fail
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// readBody reads a JSON request body of at most maxBodyBytes. A body must
+// be declared application/json (a charset other than UTF-8 is refused);
+// an empty body may come without a Content-Type, and the route decides
+// whether it is acceptable.
+func readBody(w http.ResponseWriter, req *http.Request) ([]byte, error) {
+	ct := req.Header.Get("Content-Type")
+	if ct != "" {
+		if err := checkJSONType(ct); err != nil {
+			return nil, err
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBodyBytes))
+	if err != nil {
+		var large *http.MaxBytesError
+		if errors.As(err, &large) {
+			return nil, err
+		}
+		return nil, &apiError{Status: http.StatusBadRequest, Message: "reading the request body: " + err.Error()}
+	}
+	if ct == "" && len(body) > 0 {
+		return nil, errUnsupportedType("none")
+	}
+	return body, nil
+}
+
+func checkJSONType(ct string) error {
+	media, params, err := mime.ParseMediaType(ct)
+	if err != nil || media != "application/json" {
+		return errUnsupportedType(ct)
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return errUnsupportedType(ct)
+	}
+	return nil
+}
+
+func errUnsupportedType(got string) *apiError {
+	return &apiError{Status: http.StatusUnsupportedMediaType,
+		Message: fmt.Sprintf("request body must be application/json (UTF-8), got Content-Type %s", quoteShort(got))}
+}
+
+// quoteShort quotes a client-supplied value for an error message, cut so
+// that a huge header cannot make a huge answer.
+func quoteShort(s string) string {
+	const max = 64
+	if len(s) > max {
+		return fmt.Sprintf("%q...", s[:max])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// commonHeaders sets the headers every answer carries, error answers of
+// the mux and of the guards included.
+func commonHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, req)
+	})
+}
+
+// unmatched answers requests that match no route with a JSON error: 405
+// (with Allow) when the path exists for other methods, 404 otherwise, and
+// the mux's redirect for a path that is not in canonical form.
+type unmatched struct{ mux *http.ServeMux }
+
+func (u unmatched) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	h, pattern := u.mux.Handler(req)
+	if pattern != "" {
+		u.mux.ServeHTTP(w, req)
+		return
+	}
+	// Let the mux's own answer decide the status and headers (Allow,
+	// Location), and replace its text body with a JSON one.
+	rec := &statusRecorder{header: http.Header{}}
+	h.ServeHTTP(rec, req)
+	for _, k := range []string{"Allow", "Location"} {
+		if v := rec.header.Get(k); v != "" {
+			w.Header().Set(k, v)
+		}
+	}
+	switch rec.status {
+	case http.StatusMethodNotAllowed:
+		writeError(w, &apiError{Status: rec.status,
+			Message: fmt.Sprintf("method %s not allowed on %s (allowed: %s)", req.Method, quoteShort(req.URL.Path), rec.header.Get("Allow"))})
+	case http.StatusNotFound:
+		writeError(w, &apiError{Status: rec.status, Message: fmt.Sprintf("no route %s", quoteShort(req.URL.Path))})
+	default:
+		writeError(w, &apiError{Status: rec.status, Message: http.StatusText(rec.status)})
+	}
+}
+
+// statusRecorder keeps the status and headers of an answer and drops its
+// body.
+type statusRecorder struct {
+	header http.Header
+	status int
+}
+
+func (s *statusRecorder) Header() http.Header { return s.header }
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+}
+func (s *statusRecorder) Write(p []byte) (int, error) {
+	s.WriteHeader(http.StatusOK)
+	return len(p), nil
+}

@@ -1,0 +1,44 @@
+package runtime
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// loopbackOnly refuses requests whose Host is not a loopback name or
+// address. A web page that rebinds its own DNS name to 127.0.0.1 still
+// sends that name as Host, so this keeps the API out of a browser's reach
+// even though the socket is local (the check caddy's admin API makes).
+func loopbackOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !loopbackHost(req.Host) {
+			writeError(w, &apiError{Status: http.StatusForbidden,
+				Message: fmt.Sprintf("host %s not allowed: the management API answers only to localhost and loopback addresses", quoteShort(req.Host))})
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+// loopbackHost reports whether host (a Host header: name or address, with
+// or without a port) names this machine's loopback interface: "localhost",
+// 127.0.0.0/8 or ::1. An empty Host (HTTP/1.0) is accepted: it names
+// nothing a browser could have been tricked into.
+func loopbackHost(host string) bool {
+	if host == "" {
+		return true
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	if strings.EqualFold(host, "localhost") || strings.EqualFold(host, "localhost.") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}

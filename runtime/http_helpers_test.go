@@ -1,0 +1,269 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// Helpers of the management API tests: requests through the handler with
+// the checks every answer must pass, and the config file on disk.
+
+// apiAnswer is one answer of the management API.
+type apiAnswer struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+// apiErrorBody is the JSON of an error answer.
+type apiErrorBody struct {
+	Error string `json:"error"`
+	Field string `json:"field"`
+}
+
+// apiRequest describes one request to the handler.
+type apiRequest struct {
+	method, path string
+	ctype        string // Content-Type; "" sends none
+	body         string
+	host         string // default 127.0.0.1:7077
+	noHost       bool   // send no Host at all (HTTP/1.0)
+	header       map[string]string
+}
+
+// serve runs one request through h and checks what every answer must
+// carry: JSON with nosniff, a JSON body (none for 204), and on an error a
+// non-empty "error" and nothing but "error" and "field".
+func serve(t *testing.T, h http.Handler, r apiRequest) apiAnswer {
+	t.Helper()
+	var body *strings.Reader
+	if r.body != "" {
+		body = strings.NewReader(r.body)
+	} else {
+		body = strings.NewReader("")
+	}
+	req := httptest.NewRequest(r.method, r.path, body)
+	req.Host = "127.0.0.1:7077"
+	if r.host != "" || r.noHost {
+		req.Host = r.host
+	}
+	if r.ctype != "" {
+		req.Header.Set("Content-Type", r.ctype)
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	a := apiAnswer{code: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	if ct := a.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("%s %s: Content-Type %q, want application/json", r.method, r.path, ct)
+	}
+	if v := a.header.Get("X-Content-Type-Options"); v != "nosniff" {
+		t.Errorf("%s %s: X-Content-Type-Options %q, want nosniff", r.method, r.path, v)
+	}
+	if a.code == http.StatusNoContent {
+		if len(a.body) != 0 {
+			t.Errorf("%s %s: 204 with a body: %s", r.method, r.path, a.body)
+		}
+		return a
+	}
+	if !json.Valid(a.body) {
+		t.Errorf("%s %s: body is not JSON: %q", r.method, r.path, a.body)
+	}
+	if a.code >= 400 {
+		var fields map[string]any
+		_ = json.Unmarshal(a.body, &fields)
+		msg, _ := fields["error"].(string)
+		delete(fields, "error")
+		delete(fields, "field")
+		if msg == "" || len(fields) != 0 {
+			t.Errorf("%s %s: error answer %s, want {\"error\": \"...\", \"field\": ...}", r.method, r.path, a.body)
+		}
+	}
+	return a
+}
+
+// decode unmarshals the answer's body into v, failing the test if it does
+// not fit.
+func (a apiAnswer) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(a.body, v); err != nil {
+		t.Fatalf("decoding %s: %v", a.body, err)
+	}
+}
+
+func (a apiAnswer) apiError(t *testing.T) apiErrorBody {
+	t.Helper()
+	var e apiErrorBody
+	a.decode(t, &e)
+	return e
+}
+
+// want fails the test unless the answer has the given status.
+func (a apiAnswer) want(t *testing.T, code int) apiAnswer {
+	t.Helper()
+	if a.code != code {
+		t.Fatalf("status %d, want %d; body %s", a.code, code, a.body)
+	}
+	return a
+}
+
+// apiClient runs requests against one runtime's handler.
+type apiClient struct {
+	t  *testing.T
+	h  http.Handler
+	rt *testRuntime
+}
+
+func newAPI(t *testing.T, rt *testRuntime) *apiClient {
+	return &apiClient{t: t, h: rt.Handler(), rt: rt}
+}
+
+func (c *apiClient) do(method, path, body string) apiAnswer {
+	c.t.Helper()
+	r := apiRequest{method: method, path: path, body: body}
+	if body != "" {
+		r.ctype = "application/json"
+	}
+	return serve(c.t, c.h, r)
+}
+
+// entry GETs one server.
+func (c *apiClient) entry(name string) ServerDetail {
+	c.t.Helper()
+	var d ServerDetail
+	c.do("GET", "/api/mcp/servers/"+name, "").want(c.t, http.StatusOK).decode(c.t, &d)
+	return d
+}
+
+// names GETs the server list and returns its names in order.
+func (c *apiClient) names() []string {
+	c.t.Helper()
+	var list struct{ Servers []ServerEntry }
+	c.do("GET", "/api/mcp/servers", "").want(c.t, http.StatusOK).decode(c.t, &list)
+	var out []string
+	for _, s := range list.Servers {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// waitState polls GET /api/mcp/servers/{name} until the server is in one
+// of the states, and returns its entry.
+func (c *apiClient) waitState(name string, states ...status.State) ServerDetail {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		d := c.entry(name)
+		if slices.Contains(states, d.State) {
+			return d
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s still %s after 30s, want %v: %+v", name, d.State, states, d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// configPath is the runtime's config file.
+func (rt *testRuntime) configPath() string { return filepath.Join(rt.dir, config.FileName) }
+
+// readConfig returns the config file's bytes.
+func readConfig(t *testing.T, rt *testRuntime) []byte {
+	t.Helper()
+	b, err := os.ReadFile(rt.configPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// wantConfigMode0600 fails unless the config file is owner-only and
+// parses.
+func wantConfigMode0600(t *testing.T, rt *testRuntime) *config.File {
+	t.Helper()
+	fi, err := os.Stat(rt.configPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("config file mode %v after a write, want 0600", fi.Mode().Perm())
+	}
+	f, err := config.Parse(readConfig(t, rt))
+	if err != nil {
+		t.Fatalf("config file does not parse after a write: %v", err)
+	}
+	return f
+}
+
+// exampleBody is a POST body for the example server under name.
+func exampleBody(t *testing.T, name string, extra map[string]any) string {
+	t.Helper()
+	body := map[string]any{
+		"name": name, "type": "local", "command": []string{demoBin, "serve"},
+		"env": map[string]string{testutil.MarkerEnv: marker},
+	}
+	for k, v := range extra {
+		body[k] = v
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// toolsOf counts the tools GET /api/mcp/tools lists for server.
+func toolsOf(t *testing.T, api *apiClient, server string) int {
+	t.Helper()
+	var list struct{ Tools []struct{ Server string } }
+	api.do("GET", "/api/mcp/tools", "").want(t, http.StatusOK).decode(t, &list)
+	n := 0
+	for _, tool := range list.Tools {
+		if tool.Server == server {
+			n++
+		}
+	}
+	return n
+}
+
+// startWithFile starts a runtime on a state dir whose config file holds
+// data as is (start() can only write a valid one).
+func startWithFile(t *testing.T, data []byte) *testRuntime {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, config.FileName), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logs := &logBuffer{}
+	rt, err := Start(context.Background(), Options{StateDir: dir, StopGrace: 500 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := rt.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+			t.Errorf("server processes left after Shutdown: %v", left)
+		}
+	})
+	return &testRuntime{Runtime: rt, logs: logs, dir: dir}
+}
