@@ -142,8 +142,8 @@ func TestAcceptance_DeleteDisableLaterServerWhileStartupWaits(t *testing.T) {
 	waitForProcesses(t, 1) // "first" is connecting; the others wait for their turn
 
 	store := config.Store{Dir: func() (string, error) { return rt.dir, nil }}
-	if _, err := rt.PatchServer(ctx, "disabled_later", []byte(`{"enabled": false}`)); err != nil {
-		t.Fatal(err)
+	if e, err := rt.PatchServer(ctx, "disabled_later", []byte(`{"enabled": false}`)); err != nil || e.State != status.Disabled || e.Enabled {
+		t.Fatalf("PATCH enabled=false: %+v, %v; want the entry to show it disabled", e, err)
 	}
 	if err := rt.RemoveServer(ctx, "deleted_later"); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/messages"
 )
@@ -114,7 +115,20 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 			return err
 		}
 		a.command(c, e, next)
-		reply <- nil
+		if next.Enabled {
+			// Answer without waiting for the connect, showing it begun.
+			a.Deps.Board.Set(server.InitialStatus(next), nil)
+			reply <- nil
+			return nil
+		}
+		// A disable settles at once; answer when the entry shows it.
+		e.waiting = func(_ messages.ServerSettled, interrupted error) {
+			if interrupted != nil {
+				reply <- fmt.Errorf("patching %q: %w", name, interrupted)
+				return
+			}
+			reply <- nil
+		}
 		return nil
 	}
 	running := e.cfg

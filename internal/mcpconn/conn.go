@@ -112,6 +112,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		tail = &Tail{}
 	}
 	redactor := Redactor(srv.Secrets())
+	tailMark := tail.mark()
 	stderr := newStderrWriter(logger, tail, srv.Secrets())
 	var proc *stdioTransport
 	var transport mcp.Transport = opts.Transport
@@ -138,7 +139,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 
 	fail := func(err error) (*Conn, error) {
 		stderr.flush()
-		return nil, redact(redactor, dialError(ctx, srv, err, tail))
+		return nil, redact(redactor, dialError(ctx, srv, err, tail, tailMark))
 	}
 	// Once the dial is abandoned (or fails), the process is stopped at
 	// once, or never started if the connect goroutine has not got that far.
@@ -153,6 +154,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			r.err = ctx.Err()
 		}
 		proc.stopAsync()
+		// A server that failed by itself has usually exited already: give
+		// its last stderr lines a moment to arrive for the error message.
+		proc.waitStopped(min(opts.Grace, 500*time.Millisecond))
 		opts.Go(func() { abandon(r, proc, opts.Grace) })
 		return fail(r.err)
 	case <-ctx.Done():
@@ -203,7 +207,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 // (and stays errors.Is context.DeadlineExceeded whatever the SDK reported),
 // garbage on stdout is named as such, and a process that died says what it
 // printed last.
-func dialError(ctx context.Context, srv config.Server, err error, tail *Tail) error {
+func dialError(ctx context.Context, srv config.Server, err error, tail *Tail, tailMark uint64) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -215,8 +219,8 @@ func dialError(ctx context.Context, srv config.Server, err error, tail *Tail) er
 		// The SDK flattens the JSON syntax error into text.
 		err = fmt.Errorf("the server wrote something that is not JSON-RPC to stdout (MCP stdio servers must log to stderr): %w", err)
 	}
-	if lines := tail.Lines(); len(lines) > 0 {
-		err = fmt.Errorf("%w (last stderr line: %q)", err, lines[len(lines)-1])
+	if line, ok := tail.lastSince(tailMark); ok { // only this attempt's output
+		err = fmt.Errorf("%w (last stderr line: %q)", err, line)
 	}
 	return fmt.Errorf("connecting %q: %w", srv.Name, err)
 }

@@ -233,3 +233,18 @@ func TestCancelledDialRacesLeaveNothing(t *testing.T) {
 		assertNoProcesses(t)
 	}
 }
+
+// A failed dial quotes only its own stderr, not the last line of an
+// earlier session of the same server.
+func TestDialErrorQuotesOnlyItsOwnStderr(t *testing.T) {
+	tail := &Tail{}
+	newStderrWriter(slog.New(slog.DiscardHandler), tail, nil).Write([]byte("from an earlier session\n"))
+	_, err := Dial(context.Background(), Options{Server: server("/nonexistent/cmd"), Tail: tail})
+	if err == nil || strings.Contains(err.Error(), "earlier session") {
+		t.Fatalf("err = %v, want no quote of an earlier session's stderr", err)
+	}
+	_, err = Dial(context.Background(), Options{Server: server("/bin/sh", "-c", "echo this attempt >&2; exit 1"), Tail: tail})
+	if err == nil || !strings.Contains(err.Error(), `last stderr line: "this attempt"`) {
+		t.Fatalf("err = %v, want this attempt's last stderr line", err)
+	}
+}

@@ -134,6 +134,19 @@ func (t *stdioTransport) stop() {
 	<-t.done
 }
 
+// waitStopped waits up to limit for a stop begun earlier to finish.
+func (t *stdioTransport) waitStopped(limit time.Duration) {
+	if t == nil {
+		return
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+	case <-timer.C:
+	}
+}
+
 func (t *stdioTransport) terminate() {
 	defer close(t.done)
 	t.mu.Lock()

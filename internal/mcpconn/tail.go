@@ -22,6 +22,28 @@ type Tail struct {
 	lines []string // ring of at most TailLines
 	next  int
 	full  bool
+	added uint64 // lines ever added, to tell this session's from older ones
+}
+
+// lastSince returns the newest line if any line was added after the Tail
+// had seen mark lines.
+func (t *Tail) lastSince(mark uint64) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.added == mark || len(t.lines) == 0 {
+		return "", false
+	}
+	if !t.full {
+		return t.lines[len(t.lines)-1], true
+	}
+	return t.lines[(t.next+TailLines-1)%TailLines], true
+}
+
+// mark returns how many lines were ever added.
+func (t *Tail) mark() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.added
 }
 
 // Lines returns the kept lines, oldest first.
@@ -39,6 +61,7 @@ func (t *Tail) Lines() []string {
 func (t *Tail) add(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.added++
 	if !t.full {
 		t.lines = append(t.lines, line)
 		if len(t.lines) == TailLines {
