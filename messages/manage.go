@@ -18,6 +18,9 @@ var (
 	ErrRestartFailed = errors.New("restart on the new config failed")
 	ErrShuttingDown  = errors.New("runtime is shutting down")
 	ErrDisabled      = errors.New("server is disabled")
+	// ErrServerDied: the server's actor died while the operation waited
+	// (a bug, logged with its stack); the next command respawns it.
+	ErrServerDied = errors.New("server actor stopped unexpectedly")
 	// ErrSuperseded: a later change to the same server replaced this one
 	// before it completed; this one had no effect on the file.
 	ErrSuperseded = errors.New("superseded by a later change to the same server")

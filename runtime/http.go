@@ -131,7 +131,7 @@ func toAPIError(err error) *apiError {
 		status = http.StatusConflict
 	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed):
 		status = http.StatusBadGateway
-	case errors.Is(err, tools.ErrNotReady):
+	case errors.Is(err, tools.ErrNotReady), errors.Is(err, ErrServerDied):
 		status = http.StatusServiceUnavailable
 	case errors.Is(err, tools.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		status = http.StatusGatewayTimeout

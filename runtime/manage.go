@@ -25,6 +25,9 @@ var (
 	ErrShuttingDown = messages.ErrShuttingDown
 	// ErrDisabled: RestartServer of a disabled server.
 	ErrDisabled = messages.ErrDisabled
+	// ErrServerDied: the server's actor died while the operation waited;
+	// the next operation on it starts a fresh one.
+	ErrServerDied = messages.ErrServerDied
 	// ErrSuperseded: a later change to the same server replaced this one
 	// before it completed; this one left the file unchanged.
 	ErrSuperseded = messages.ErrSuperseded

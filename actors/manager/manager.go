@@ -24,7 +24,6 @@
 package manager
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -67,6 +66,7 @@ type Actor struct {
 	Options
 
 	file     *config.File // the file as last read or written; nil: unparsable
+	epochs   uint64       // the last epoch handed out
 	servers  map[string]*entry
 	dying    map[string]*entry // removed servers whose actor has not terminated yet
 	startup  []string          // servers still waiting for their startup turn
@@ -76,11 +76,18 @@ type Actor struct {
 
 // entry is the manager's record of one server.
 type entry struct {
-	name    string
-	cfg     config.Server // what the actor was last told to run
-	pid     *actor.PID    // nil once the actor is gone
-	epoch   uint64
-	managed bool // a management call took it over: startup leaves it alone
+	name string
+	cfg  config.Server // what the actor was last told to run
+	// good is the last config that is settled: persisted, or what startup,
+	// add or reload gave it. A restart, the undoing of a failed PATCH and
+	// a respawn go back to it, never to an unsaved PATCH's config.
+	good    config.Server
+	pid     *actor.PID // nil once the actor is gone
+	epoch   uint64     // unique across the manager, never reused by a later entry
+	managed bool       // a management call took it over: startup leaves it alone
+	// onGone answers a removal once the actor terminated: its tools are
+	// gone by then (its Stopping withdraws them).
+	onGone func()
 	// waiting is the operation that completes on the ServerSettled of
 	// epoch (a PATCH's restart, a restart), or is interrupted (superseded,
 	// shutting down, the server actor died) with a non-nil error.
@@ -104,6 +111,37 @@ func (a *Actor) Receive(c actor.Context) {
 		a.terminated(c, msg.Who)
 	case messages.ServerSettled:
 		a.settled(c, msg)
+	default:
+		if a.stopping {
+			a.refuse(msg)
+			return
+		}
+		a.operate(c, msg)
+	}
+}
+
+// refuse answers an operation that arrived while the manager stops
+// (user messages still run while the children stop).
+func (a *Actor) refuse(msg any) {
+	switch msg := msg.(type) {
+	case messages.AddServer:
+		msg.Reply <- messages.ErrShuttingDown
+	case messages.PatchServer:
+		msg.Reply <- messages.ErrShuttingDown
+	case messages.RemoveServer:
+		msg.Reply <- messages.ErrShuttingDown
+	case messages.RestartServer:
+		msg.Reply <- messages.ErrShuttingDown
+	case messages.Reload:
+		msg.Reply <- messages.ReloadResult{Err: messages.ErrShuttingDown}
+	case messages.Tree:
+		msg.Reply <- messages.TreeNode{Name: Name, Kind: "manager", State: "stopping"}
+	}
+}
+
+// operate runs one management operation.
+func (a *Actor) operate(c actor.Context, msg any) {
+	switch msg := msg.(type) {
 	case messages.AddServer:
 		msg.Reply <- a.add(c, msg.Server)
 	case messages.PatchServer:
@@ -111,7 +149,9 @@ func (a *Actor) Receive(c actor.Context) {
 			msg.Reply <- err
 		}
 	case messages.RemoveServer:
-		msg.Reply <- a.remove(c, msg.Name)
+		if err := a.remove(c, msg.Name, msg.Reply); err != nil {
+			msg.Reply <- err
+		}
 	case messages.RestartServer:
 		if err := a.restart(c, msg.Name, msg.Reply); err != nil {
 			msg.Reply <- err
@@ -144,7 +184,7 @@ func (a *Actor) start(c actor.Context) {
 // removed actor of the same name terminated), and publishes its initial
 // status.
 func (a *Actor) spawn(c actor.Context, srv config.Server) *entry {
-	e := &entry{name: srv.Name, cfg: srv}
+	e := &entry{name: srv.Name, cfg: srv, good: srv}
 	a.servers[srv.Name] = e
 	a.Deps.Board.Set(server.InitialStatus(srv), nil)
 	a.ensureActor(c, e)
@@ -169,7 +209,8 @@ func (a *Actor) ensureActor(c actor.Context, e *entry) {
 // over.
 func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
 	a.supersede(e, messages.ErrSuperseded)
-	e.epoch++
+	a.epochs++
+	e.epoch = a.epochs
 	e.cfg = srv
 	a.ensureActor(c, e)
 	a.deliver(c, e)
@@ -201,7 +242,7 @@ func (a *Actor) supersede(e *entry, err error) {
 
 func (a *Actor) settled(c actor.Context, msg messages.ServerSettled) {
 	e := a.servers[msg.Name]
-	if e == nil || msg.Epoch != e.epoch {
+	if e == nil || e.pid == nil || msg.Epoch != e.epoch {
 		return // an answer to a command that was replaced since
 	}
 	if w := e.waiting; w != nil {
@@ -233,7 +274,9 @@ func (a *Actor) nextTurn(c actor.Context) {
 			a.publishConfig()
 			continue
 		}
+		e.good = srv
 		a.command(c, e, srv)
+		a.publishConfig()
 		if srv.Enabled && srv.Validate() == nil {
 			a.turn = e
 		}
@@ -243,7 +286,7 @@ func (a *Actor) nextTurn(c actor.Context) {
 // persisted returns a server as the file holds it now, falling back to the
 // last good read when the file does not parse.
 func (a *Actor) persisted(name string) (config.Server, bool) {
-	if f, err := a.Store.Load(); err == nil {
+	if f, err := a.load(); err == nil {
 		if a.file != nil {
 			if srv, ok := f.Get(name); ok {
 				a.file.Put(srv)
@@ -267,6 +310,8 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	if e.pid != nil {
 		c.Stop(e.pid)
 		a.dying[e.name] = e
+	} else if e.onGone != nil {
+		e.onGone()
 	}
 	a.startup = slices.DeleteFunc(a.startup, func(n string) bool { return n == e.name })
 	if a.turn == e {
@@ -282,6 +327,12 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 	for name, e := range a.dying {
 		if e.pid.Equal(who) {
 			delete(a.dying, name)
+			if e.onGone != nil {
+				e.onGone()
+			}
+			if a.stopping {
+				return
+			}
 			// A removed server's actor may publish "stopped" while it goes.
 			if next := a.servers[name]; next != nil {
 				a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
@@ -299,11 +350,13 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 		}
 		e.pid = nil
 		if !a.stopping {
-			a.supersede(e, errServerDied)
-			e.epoch++
+			a.supersede(e, messages.ErrServerDied)
+			a.epochs++
+			e.epoch = a.epochs
+			e.cfg = e.good // a respawn runs the settled config
 			a.Deps.Board.Set(status.Server{
 				Name: e.name, State: status.Failed, Since: time.Now(),
-				Error: errServerDied.Error(), ErrorKind: status.KindSessionLost,
+				Error: messages.ErrServerDied.Error(), ErrorKind: status.KindSessionLost,
 			}, nil)
 			if a.turn == e {
 				a.turn = nil
@@ -313,8 +366,6 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 		return
 	}
 }
-
-var errServerDied = errors.New("server actor stopped unexpectedly")
 
 // publishConfig publishes the configured servers (in file order) for the
 // runtime's readers.

@@ -3,6 +3,7 @@ package manager
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -74,7 +75,7 @@ func (a *Actor) add(c actor.Context, srv config.Server) error {
 }
 
 func (a *Actor) startManaged(c actor.Context, srv config.Server) {
-	e := a.spawn(c, srv)
+	e := a.spawn(c, srv) // good = srv
 	e.managed = true
 	a.publishConfig()
 	a.command(c, e, srv)
@@ -114,13 +115,16 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		if err := a.edit(func(f *config.File) error { f.Put(next); return nil }); err != nil {
 			return err
 		}
-		a.command(c, e, next)
+		e.good = next
 		if next.Enabled {
-			// Answer without waiting for the connect, showing it begun.
+			// Answer without waiting for the connect, showing it begun
+			// (before the command: the actor's own updates come after).
 			a.Deps.Board.Set(server.InitialStatus(next), nil)
+			a.command(c, e, next)
 			reply <- nil
 			return nil
 		}
+		a.command(c, e, next)
 		// A disable settles at once; answer when the entry shows it.
 		e.waiting = func(_ messages.ServerSettled, interrupted error) {
 			if interrupted != nil {
@@ -131,7 +135,7 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		}
 		return nil
 	}
-	running := e.cfg
+	running := e.good
 	a.command(c, e, next)
 	e.waiting = func(res messages.ServerSettled, interrupted error) {
 		switch {
@@ -143,6 +147,7 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 				reply <- err
 				return
 			}
+			e.good = next
 			reply <- nil
 		default:
 			a.command(c, e, running) // back on the previous config
@@ -152,9 +157,10 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 	return nil
 }
 
-// remove stops a server, unregisters its tools at once and removes it
-// from the file.
-func (a *Actor) remove(c actor.Context, name string) error {
+// remove removes a server from the file, stops it and answers once its
+// actor terminated, so no tool of it is registered any more. Its process
+// is stopped in the background, within the grace periods.
+func (a *Actor) remove(c actor.Context, name string, reply chan<- error) error {
 	e, err := a.live(name)
 	if err != nil {
 		return err
@@ -162,6 +168,7 @@ func (a *Actor) remove(c actor.Context, name string) error {
 	if err := a.edit(func(f *config.File) error { f.Remove(name); return nil }); err != nil {
 		return err
 	}
+	e.onGone = func() { reply <- nil }
 	a.drop(c, e)
 	a.publishConfig()
 	return nil
@@ -174,11 +181,19 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 	if err != nil {
 		return err
 	}
-	if !e.cfg.Enabled {
+	target := e.good
+	if !e.managed && e.epoch == 0 {
+		// Startup has not reached it: the file as it is now counts (L3).
+		if srv, ok := a.persisted(name); ok {
+			target = srv
+		}
+	}
+	if !target.Enabled {
 		return fmt.Errorf("%w: %q; enable it with a PATCH of enabled", messages.ErrDisabled, name)
 	}
 	e.managed = true
-	a.command(c, e, e.cfg)
+	e.good = target
+	a.command(c, e, target)
 	e.waiting = func(_ messages.ServerSettled, interrupted error) {
 		if interrupted != nil {
 			reply <- fmt.Errorf("restarting %q: %w", name, interrupted)
@@ -203,6 +218,7 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 			a.drop(c, e)
 		}
 	}
+	slices.Sort(res.Removed)
 	for _, srv := range f.Servers {
 		e := a.servers[srv.Name]
 		switch {
@@ -212,6 +228,7 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 		case !e.cfg.Equal(srv):
 			res.Restarted = append(res.Restarted, srv.Name)
 			e.managed = true
+			e.good = srv
 			a.command(c, e, srv)
 		}
 	}

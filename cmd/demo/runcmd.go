@@ -107,6 +107,13 @@ loop:
 		}
 	}
 
+	// The runtime stops first, so that API requests waiting on a server
+	// (a PATCH's restart, a call) are answered "shutting down" at once
+	// instead of holding up the HTTP shutdown.
+	rctx, rcancel := context.WithTimeout(context.Background(), runtimeShutdownGrace)
+	defer rcancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- rt.Shutdown(rctx) }()
 	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
@@ -115,9 +122,7 @@ loop:
 	}
 	cancelReloads()
 	reloads.Wait()
-	rctx, rcancel := context.WithTimeout(context.Background(), runtimeShutdownGrace)
-	defer rcancel()
-	if err := rt.Shutdown(rctx); err != nil {
+	if err := <-stopped; err != nil {
 		logger.Error("shutdown", "error", err)
 		return 1
 	}
