@@ -78,6 +78,13 @@ func (a *Actor) Receive(c actor.Context) {
 		a.setState(status.Stopped)
 	case *actor.Terminated:
 		a.terminated(c, msg.Who)
+	}
+	if a.stopping {
+		// User messages still arrive while the children stop; a session
+		// report now must not register anything again.
+		return
+	}
+	switch msg := c.Message().(type) {
 	case messages.Connect:
 		a.connect(c, msg)
 	case messages.Disable:
