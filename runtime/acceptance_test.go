@@ -33,6 +33,7 @@ func TestAcceptance_HealthyWhileTransportWaits(t *testing.T) {
 			return errors.New("host still recovering")
 		}
 	}}, hung)
+	waitForProcesses(t, 1) // the server is really waiting on initialize now
 	if err := rt.Healthy(context.Background()); err == nil || !strings.Contains(err.Error(), "recovering") {
 		t.Fatalf("Healthy = %v, want the host gate's error", err)
 	}
@@ -135,7 +136,7 @@ func TestAcceptance_ShutdownDuringStartup(t *testing.T) {
 // no tools); a same-name client from a management call stays.
 func TestAcceptance_DeleteDisableLaterServerWhileStartupWaits(t *testing.T) {
 	hung := exampleServer("first", "-hang-initialize")
-	hung.TimeoutSeconds = 2
+	hung.TimeoutSeconds = 5
 	rt := start(t, Options{}, hung, exampleServer("disabled_later"), exampleServer("deleted_later"), exampleServer("readded"),
 		exampleServer("restarted"), exampleServer("hand_disabled"))
 	ctx := context.Background()
@@ -175,6 +176,11 @@ func TestAcceptance_DeleteDisableLaterServerWhileStartupWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// All of the above happened while startup still waited on "first";
+	// otherwise this test would not test the row.
+	if st := mustStatus(t, rt, "first"); st.State != status.Starting {
+		t.Fatalf("first = %+v: startup stopped waiting before the management calls were done", st)
+	}
 	// The earlier connect resumes (here: times out) and startup goes on.
 	if st := rt.waitSettled(t, "first"); st.State != status.Failed {
 		t.Fatalf("first = %+v", st)
