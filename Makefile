@@ -22,7 +22,7 @@ demo:
 # example server, printed side by side with the ratio.
 bench:
 	@mkdir -p bin
-	$(GO) test -run '^$$' -bench 'BenchmarkCallTool' -benchmem -count 5 -benchtime 2000x ./runtime/ | tee bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkCallTool' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/
 	$(GO) run ./internal/benchratio < bin/bench.txt
 
