@@ -28,6 +28,8 @@ type Deps struct {
 	Work *sync.WaitGroup
 	// Grace is each of the two stop grace periods of a stdio server.
 	Grace time.Duration
+	// Restart is how a lost session is restarted.
+	Restart RestartPolicy
 	// Client names us to servers in initialize.
 	Client *mcp.Implementation
 	// Config is the configured server set in file order, published by the
@@ -39,4 +41,36 @@ type Deps struct {
 	// Transport, if set, supplies the transport of a server instead of its
 	// config (tests and benchmarks: in-memory servers).
 	Transport func(config.Server) mcp.Transport
+}
+
+// RestartPolicy is how a server actor restarts a lost session: after an
+// exponential backoff with jitter, reset once a session stayed ready for
+// ResetAfter. The zero value means the defaults below.
+type RestartPolicy struct {
+	// Initial is the first delay (default 200ms); each next one doubles.
+	Initial time.Duration
+	// Max caps the delay before jitter (default 30s).
+	Max time.Duration
+	// Jitter is the random spread around each delay (default 0.2: ±20 %).
+	Jitter float64
+	// ResetAfter is how long a session must stay ready for the next loss
+	// to start again from Initial (default 60s).
+	ResetAfter time.Duration
+}
+
+// WithDefaults fills in the zero fields.
+func (p RestartPolicy) WithDefaults() RestartPolicy {
+	if p.Initial <= 0 {
+		p.Initial = 200 * time.Millisecond
+	}
+	if p.Max <= 0 {
+		p.Max = 30 * time.Second
+	}
+	if p.Jitter <= 0 {
+		p.Jitter = 0.2
+	}
+	if p.ResetAfter <= 0 {
+		p.ResetAfter = 60 * time.Second
+	}
+	return p
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/openprogram/mcpvisor/status"
 )
 
-// Stopping a server actor or its session from outside leaves no process
-// and no tool, and the status says the server is down.
+// Stopping a server actor from outside leaves no process and no tool, and
+// the status says the server is down. (A stopped session is recovered:
+// TestKilledSessionActorRecovers.)
 func TestKilledActorsLeaveNothing(t *testing.T) {
-	for _, path := range []string{"manager/ex", "manager/ex/session"} {
+	for _, path := range []string{"manager/ex"} {
 		t.Run(path, func(t *testing.T) {
 			rt := start(t, Options{StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
 			rt.waitSettled(t, "ex")
@@ -41,5 +42,34 @@ func TestKilledActorsLeaveNothing(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// A session actor stopped from outside is replaced after the backoff, on a
+// new process; the old process is gone.
+func TestKilledSessionActorRecovers(t *testing.T) {
+	rt := start(t, Options{StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
+	first := rt.waitSettled(t, "ex")
+	rt.system.Root.Stop(actor.NewPID(rt.system.Address(), "manager/ex/session"))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, _ := rt.board.Get("ex")
+		if st.State == status.Ready && st.PID != first.PID && len(rt.Tools()) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not recovered: %+v", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for {
+		left := testutil.ProcessesWithMarker(marker)
+		if len(left) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v, want only the new one", left)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

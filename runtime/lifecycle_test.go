@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,7 +132,8 @@ func TestDisabledServerStartsNothing(t *testing.T) {
 
 // A server whose process dies is marked failed and its tools go at once.
 func TestLostSessionUnregistersTools(t *testing.T) {
-	rt := start(t, Options{}, exampleServer("ex", "-exit-after-calls", "1"))
+	// A long first delay holds the server in backoff for the checks.
+	rt := start(t, Options{Restart: RestartPolicy{Initial: time.Hour}}, exampleServer("ex", "-exit-after-calls", "1"))
 	rt.waitSettled(t, "ex")
 	mustCall(t, rt, "ex__echo", map[string]any{"text": "bye"})
 	deadline := time.Now().Add(10 * time.Second)
@@ -141,9 +143,71 @@ func TestLostSessionUnregistersTools(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	rt.waitState(t, "ex", status.Backoff)
 	st, _ := rt.board.Get("ex")
-	if st.State != status.Failed || st.ErrorKind != status.KindSessionLost {
-		t.Fatalf("status = %+v, want failed/session_lost", st)
+	if st.ErrorKind != status.KindSessionLost || !strings.Contains(st.LastError, "lost") || st.NextRetryAt == nil || st.NextRetryAt.Before(time.Now()) {
+		t.Fatalf("status = %+v, want backoff with last_error and a future next_retry_at", st)
+	}
+}
+
+// A lost session comes back by itself after the backoff (V1): tools gone
+// at once, then registered again on a new process, restarts=1.
+func TestLostSessionRecovers(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	first := rt.waitSettled(t, "ex")
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, _ := rt.board.Get("ex")
+		if st.State == status.Ready && st.PID != first.PID {
+			if st.Restarts != 1 || !strings.Contains(st.LastError, "lost") {
+				t.Fatalf("recovered status = %+v, want restarts=1 and the loss as last_error", st)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not recovered: %+v", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if res := mustCall(t, rt, "ex__echo", map[string]any{"text": "back"}); res.Content[0].Text != "back" {
+		t.Fatalf("echo after recovery = %+v", res)
+	}
+	if n := len(testutil.ProcessesWithMarker(marker)); n != 1 {
+		t.Fatalf("%d server processes after recovery, want 1", n)
+	}
+}
+
+// An error a retry cannot fix is not retried: the server waits for a
+// management action.
+func TestUnfixableLossNotRetried(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "server")
+	data, err := os.ReadFile(demoBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := exampleServer("ex")
+	srv.Command = []string{bin, "serve"}
+	rt := start(t, Options{}, srv)
+	first := rt.waitSettled(t, "ex")
+	os.Remove(bin) // the next start cannot find the command
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	rt.waitState(t, "ex", status.Failed)
+	st, _ := rt.board.Get("ex")
+	if st.ErrorKind != status.KindCommandNotFound || st.NextRetryAt != nil {
+		t.Fatalf("status = %+v, want failed/command_not_found and no retry", st)
+	}
+	time.Sleep(500 * time.Millisecond) // past the first backoff: nothing may retry
+	if st, _ := rt.board.Get("ex"); st.State != status.Failed {
+		t.Fatalf("status = %+v after waiting, want still failed", st)
 	}
 }
 

@@ -46,6 +46,8 @@ type ServerEntry struct {
 	ToolCount      int                          `json:"tool_count"`
 	Restarts       int                          `json:"restarts"`
 	Since          time.Time                    `json:"since"`
+	LastError      string                       `json:"last_error,omitempty"`
+	NextRetryAt    *time.Time                   `json:"next_retry_at,omitempty"`
 	PID            int                          `json:"pid,omitempty"`
 	Command        []string                     `json:"command,omitempty"`
 	URL            string                       `json:"url,omitempty"`
@@ -82,6 +84,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 		Name: view.Name, Type: view.Type, Enabled: view.Enabled,
 		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
 		ToolCount: st.ToolCount, Restarts: st.Restarts, Since: st.Since, PID: st.PID,
+		LastError: st.LastError, NextRetryAt: st.NextRetryAt,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		Env: view.Env, Headers: view.Headers, Auth: view.Auth,
 	}

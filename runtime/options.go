@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/config"
 )
 
@@ -26,6 +27,10 @@ type Options struct {
 	// stdin before SIGTERM to its process group, and again before SIGKILL.
 	// Default 2s.
 	StopGrace time.Duration
+	// Restart is how a lost session is restarted: exponential backoff from
+	// 200ms, doubling, capped at 30s, ±20 % jitter, starting afresh after
+	// 60s of readiness (the zero value).
+	Restart RestartPolicy
 	// Ready, if set, is the host's own readiness check: Healthy (and so
 	// /healthz) fails while it fails. MCP servers never gate readiness.
 	Ready func(ctx context.Context) error
@@ -40,6 +45,10 @@ type Options struct {
 }
 
 const defaultStopGrace = 2 * time.Second
+
+// RestartPolicy is how a lost session is restarted; zero fields take the
+// defaults written on Options.Restart.
+type RestartPolicy = actors.RestartPolicy
 
 func (o *Options) setDefaults() {
 	if o.Logger == nil {

@@ -26,6 +26,8 @@ const (
 	Disabled State = "disabled"
 	// Stopped: the runtime shut down; no process, no tools.
 	Stopped State = "stopped"
+	// Backoff: the session was lost; a new one starts at NextRetryAt.
+	Backoff State = "backoff"
 )
 
 // Kinds of error, for hosts that react to a class of failure rather than
@@ -48,7 +50,12 @@ type Server struct {
 	ToolCount int       `json:"tool_count"`
 	Restarts  int       `json:"restarts"`
 	Since     time.Time `json:"since"`
-	PID       int       `json:"pid,omitempty"`
+	// LastError is why the last session ended or the last attempt failed,
+	// kept while the server recovers.
+	LastError string `json:"last_error,omitempty"`
+	// NextRetryAt is when the next attempt starts, in state backoff.
+	NextRetryAt *time.Time `json:"next_retry_at,omitempty"`
+	PID         int        `json:"pid,omitempty"`
 	// StderrTail is the server's last stderr lines, oldest first, with known
 	// secrets removed.
 	StderrTail []string `json:"stderr_tail,omitempty"`

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/cenkalti/backoff/v5"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/session"
@@ -62,9 +63,21 @@ type Actor struct {
 	spawnDue bool       // spawn a session once draining terminated
 	connects int        // sessions started, for status' restarts
 	current  atomic.Pointer[mcpconn.Conn]
-	stopping bool // children's Terminated during our own stop are expected
-	st       status.Server
+
+	// Recovery of a lost session (V1): recovering from the loss until a
+	// session is ready again or a command takes over; retryToken tells the
+	// current timer's retryNow from a cancelled one's.
+	backoff    *backoff.ExponentialBackOff
+	recovering bool
+	retryTimer *time.Timer
+	retryToken uint64
+	readySince time.Time
+	stopping   bool // children's Terminated during our own stop are expected
+	st         status.Server
 }
+
+// retryNow is the backoff timer's message to the actor.
+type retryNow struct{ token uint64 }
 
 // Receive handles lifecycle first, then the manager's and the session's
 // messages.
@@ -74,6 +87,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.started()
 	case *actor.Stopping:
 		a.stopping = true
+		a.cancelRetry()
 		a.withdraw()
 		a.setState(status.Stopped)
 	case *actor.Terminated:
@@ -95,11 +109,22 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case messages.SessionFailed:
 		if msg.Gen == a.gen {
-			a.fail(c, msg.Err, errorKind(msg.Err))
+			if kind := errorKind(msg.Err); a.recovering && retryable(kind) {
+				a.lose(c, msg.Err, kind)
+			} else {
+				a.fail(c, msg.Err, kind)
+			}
 		}
 	case messages.SessionLost:
 		if msg.Gen == a.gen {
-			a.fail(c, msg.Err, status.KindSessionLost)
+			a.lose(c, msg.Err, status.KindSessionLost)
+		}
+	case retryNow:
+		if msg.token == a.retryToken && a.recovering {
+			a.st.NextRetryAt = nil
+			a.setState(status.Starting)
+			a.spawnDue = true
+			a.spawnSession(c)
 		}
 	}
 }
@@ -107,6 +132,10 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = &mcpconn.Tail{}
+	policy := a.deps.Restart.WithDefaults()
+	a.backoff = &backoff.ExponentialBackOff{
+		InitialInterval: policy.Initial, Multiplier: 2, MaxInterval: policy.Max, RandomizationFactor: policy.Jitter,
+	}
 	a.st = InitialStatus(a.cfg)
 	a.publish()
 }
@@ -128,6 +157,7 @@ func InitialStatus(cfg config.Server) status.Server {
 
 func (a *Actor) connect(c actor.Context, msg messages.Connect) {
 	a.epoch, a.pending, a.cfg = msg.Epoch, true, msg.Server
+	a.endRecovery() // a manual restart starts the backoff afresh
 	a.withdraw()
 	a.stopSession(c)
 	if err := a.cfg.Validate(); err != nil {
@@ -142,6 +172,7 @@ func (a *Actor) connect(c actor.Context, msg messages.Connect) {
 
 func (a *Actor) disable(c actor.Context, msg messages.Disable) {
 	a.epoch, a.pending, a.cfg = msg.Epoch, true, msg.Server
+	a.endRecovery()
 	a.withdraw()
 	a.stopSession(c)
 	a.spawnDue = false
@@ -178,14 +209,14 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 	case a.session != nil && who.Equal(a.session):
 		// It died without reporting (a panic): nothing of it is live.
 		a.session = nil
-		a.fail(c, errors.New("session actor stopped unexpectedly"), status.KindSessionLost)
+		a.lose(c, errors.New("session actor stopped unexpectedly"), status.KindSessionLost)
 	}
 }
 
 func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	select {
 	case <-conn.Done(): // lost before we got to publish it
-		a.fail(c, conn.Err(), status.KindSessionLost)
+		a.lose(c, conn.Err(), status.KindSessionLost)
 		return
 	default:
 	}
@@ -200,6 +231,8 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	a.st.ToolCount = len(list)
 	a.st.PID = conn.PID()
 	a.st.Error, a.st.ErrorKind = "", ""
+	a.readySince = time.Now()
+	a.recovering = false
 	a.setState(status.Ready)
 	a.logger.Info("server ready", "tools", len(list), "pid", a.st.PID)
 	a.settle(c)
@@ -209,6 +242,8 @@ func (a *Actor) fail(c actor.Context, err error, kind string) {
 	a.withdraw()
 	a.stopSession(c)
 	a.spawnDue = false
+	a.recovering = false
+	a.st.LastError = err.Error()
 	a.setFailed(err, kind)
 	a.logger.Warn("server failed", "error", a.st.Error)
 	a.settle(c)

@@ -62,6 +62,8 @@ func newFixture(t *testing.T) *fixture {
 	f.deps = &actors.Deps{
 		Logger: testLogger(), Registry: tools.NewRegistry(nil), Board: status.NewBoard(),
 		Work: f.work, Grace: 200 * time.Millisecond, Client: &mcp.Implementation{Name: "test"},
+		// Recovery would start a new session; these tests look at the gap.
+		Restart: actors.RestartPolicy{Initial: time.Hour},
 	}
 	f.cfg = config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
 		Env: map[string]string{testutil.MarkerEnv: marker}}
@@ -120,7 +122,7 @@ func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
 		t.Fatalf("first connect: %+v", s)
 	}
 	f.system.Root.Stop(actor.NewPID(f.system.Address(), "parent/ex/session"))
-	f.waitState(t, status.Failed)
+	f.waitState(t, status.Backoff)
 
 	extra, err := mcpconn.Dial(context.Background(), mcpconn.Options{Server: f.cfg, Grace: 200 * time.Millisecond, Go: f.work.Go})
 	if err != nil {
@@ -128,14 +130,14 @@ func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
 	}
 	f.system.Root.Send(f.server, messages.SessionReady{Gen: 1, Conn: extra}) // the first session's generation
 	time.Sleep(100 * time.Millisecond)                                       // give a wrong registration time to happen
-	if st, _ := f.deps.Board.Get("ex"); st.State != status.Failed || len(f.deps.Registry.List()) != 0 {
+	if st, _ := f.deps.Board.Get("ex"); st.State != status.Backoff || len(f.deps.Registry.List()) != 0 {
 		t.Fatalf("after a stale SessionReady: %+v with %d tools", st, len(f.deps.Registry.List()))
 	}
 
 	extra.Close()
 	f.system.Root.Send(f.server, messages.SessionReady{Gen: 2, Conn: extra}) // current generation, dead connection
 	time.Sleep(100 * time.Millisecond)
-	if st, _ := f.deps.Board.Get("ex"); st.State != status.Failed || len(f.deps.Registry.List()) != 0 {
+	if st, _ := f.deps.Board.Get("ex"); st.State == status.Ready || len(f.deps.Registry.List()) != 0 {
 		t.Fatalf("after a SessionReady of a closed connection: %+v with %d tools", st, len(f.deps.Registry.List()))
 	}
 }

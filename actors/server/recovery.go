@@ -1,0 +1,65 @@
+package server
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// Recovery of a lost session (V1): the tools go at once, and a new session
+// starts after an exponential backoff with jitter (actors.RestartPolicy).
+// The backoff starts afresh after a session stayed ready for ResetAfter,
+// and on any command from the manager (a manual restart).
+
+// lose handles the loss of a session (or a failed attempt to replace it):
+// its tools go at once and a new session starts after the backoff, unless
+// the error is one a retry cannot fix.
+func (a *Actor) lose(c actor.Context, err error, kind string) {
+	if !retryable(kind) {
+		a.fail(c, err, kind)
+		return
+	}
+	a.withdraw()
+	a.stopSession(c)
+	a.spawnDue = false
+	if !a.recovering && !a.readySince.IsZero() && time.Since(a.readySince) >= a.deps.Restart.WithDefaults().ResetAfter {
+		a.backoff.Reset() // it had been stable: start again from the first delay
+	}
+	a.recovering = true
+	delay := a.backoff.NextBackOff()
+	next := time.Now().Add(delay)
+	a.st.Error, a.st.ErrorKind, a.st.LastError = err.Error(), kind, err.Error()
+	a.st.NextRetryAt = &next
+	a.setState(status.Backoff)
+	a.logger.Warn("session lost; restarting after backoff", "error", a.st.Error, "delay", delay.Round(time.Millisecond))
+	a.cancelRetry()
+	root, self, token := c.ActorSystem().Root, c.Self(), a.retryToken
+	a.retryTimer = time.AfterFunc(delay, func() { root.Send(self, retryNow{token: token}) })
+	a.settle(c)
+}
+
+// endRecovery stops a pending retry and starts the backoff afresh.
+func (a *Actor) endRecovery() {
+	a.cancelRetry()
+	a.recovering = false
+	a.backoff.Reset()
+	a.st.NextRetryAt = nil
+}
+
+// cancelRetry stops the backoff timer; a retryNow already sent carries an
+// old token and is ignored.
+func (a *Actor) cancelRetry() {
+	if a.retryTimer != nil {
+		a.retryTimer.Stop()
+		a.retryTimer = nil
+	}
+	a.retryToken++
+}
+
+// retryable reports whether retrying can fix an error of this kind; the
+// others wait for a management action.
+func retryable(kind string) bool {
+	return kind != status.KindCommandNotFound && kind != status.KindInvalidConfig
+}
