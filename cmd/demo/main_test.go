@@ -47,7 +47,7 @@ func TestTour(t *testing.T) {
 		"example__echo", "example__add", "example__image", "example__resource",
 		`-> "hello from the host"`, `-> "42"`, "image image/png", `"[resource: demo://resource/1]"`,
 		"[is_error]", "unknown tool: true", "example  ready  true   10",
-		"are gone",
+		"are gone", "killed the server process", "restarts=1", `-> "still here"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tour output lacks %q:\n%s", want, out)

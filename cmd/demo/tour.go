@@ -116,9 +116,54 @@ func runTour(out io.Writer, logger *slog.Logger) (err error) {
 	_, err = rt.CallTool(ctx, "nope__missing", nil)
 	fmt.Fprintf(out, "  nope__missing -> error: %v (unknown tool: %v)\n", err, errors.Is(err, tools.ErrUnknownTool))
 
+	if err := showRecovery(ctx, out, rt, "example"); err != nil {
+		return err
+	}
+
 	fmt.Fprintln(out, "\nstatus:")
 	printStatus(out, rt.Status())
 	return nil
+}
+
+// showRecovery kills the server's process the way a crash would and waits
+// for the runtime to bring it back on its own.
+func showRecovery(ctx context.Context, out io.Writer, rt *runtime.Runtime, name string) error {
+	before, _ := serverStatus(rt, name)
+	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("killing the example server: %w", err)
+	}
+	fmt.Fprintf(out, "\nrecovery:\n  killed the server process (pid %d) with SIGKILL\n", before.PID)
+	sawBackoff := false
+	for {
+		st, _ := serverStatus(rt, name)
+		if st.State == status.Backoff && !sawBackoff {
+			sawBackoff = true
+			fmt.Fprintf(out, "  state %s: tools unregistered (%d left), retry at %s\n", st.State, len(rt.Tools()), st.NextRetryAt.Format("15:04:05.000"))
+		}
+		if st.State == status.Ready && st.PID != before.PID {
+			fmt.Fprintf(out, "  back: state %s, pid %d, restarts=%d, %d tools\n", st.State, st.PID, st.Restarts, len(rt.Tools()))
+			res, err := rt.CallTool(ctx, name+"__echo", map[string]any{"text": "still here"})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "  %s__echo -> %s\n", name, describe(res))
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %q to recover: %w (status %+v)", name, ctx.Err(), st)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func serverStatus(rt *runtime.Runtime, name string) (status.Server, bool) {
+	for _, s := range rt.Status().Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return status.Server{}, false
 }
 
 // waitReady waits for a server to leave "starting", watching the tool
