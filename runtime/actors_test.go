@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,38 +12,58 @@ import (
 	"github.com/openprogram/mcpvisor/status"
 )
 
-// Stopping a server actor from outside leaves no process and no tool, and
-// the status says the server is down. (A stopped session is recovered:
-// TestKilledSessionActorRecovers.)
-func TestKilledActorsLeaveNothing(t *testing.T) {
-	for _, path := range []string{"manager/ex"} {
-		t.Run(path, func(t *testing.T) {
-			rt := start(t, Options{StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
-			rt.waitSettled(t, "ex")
-			if len(rt.Tools()) == 0 || len(testutil.ProcessesWithMarker(marker)) != 1 {
-				t.Fatalf("not ready: %+v", rt.Status())
+// A server actor stopped from outside (V2) takes its tools and process
+// with it at once, and comes back after the backoff with a fresh session;
+// a removal meanwhile keeps it away.
+func TestKilledServerActorRecovers(t *testing.T) {
+	rt := start(t, Options{StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
+	first := rt.waitSettled(t, "ex")
+	rt.system.Root.Stop(actor.NewPID(rt.system.Address(), "manager/ex"))
+	deadline := time.Now().Add(20 * time.Second)
+	sawGone := false
+	for {
+		st, _ := rt.board.Get("ex")
+		if len(rt.Tools()) == 0 && st.PID == 0 {
+			sawGone = true
+		}
+		if st.State == status.Ready && st.PID != first.PID && len(rt.Tools()) > 0 {
+			if st.Restarts < 1 {
+				t.Fatalf("respawned status = %+v, want restarts >= 1", st)
 			}
-			pid := actor.NewPID(rt.system.Address(), path)
-			rt.system.Root.Stop(pid)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not recovered: %+v", st)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if !sawGone {
+		t.Error("never saw the server without tools and pid between the kill and the respawn")
+	}
+	for len(testutil.ProcessesWithMarker(marker)) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v, want only the new one", testutil.ProcessesWithMarker(marker))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
 
-			deadline := time.Now().Add(10 * time.Second)
-			for len(rt.Tools()) > 0 || len(testutil.ProcessesWithMarker(marker)) > 0 {
-				if time.Now().After(deadline) {
-					t.Fatalf("after stopping %s: %d tools, processes %v", path, len(rt.Tools()), testutil.ProcessesWithMarker(marker))
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			for {
-				st, _ := rt.board.Get("ex")
-				if st.State == status.Failed && st.ErrorKind == status.KindSessionLost && !st.Ready {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("status after stopping %s = %+v, want failed/session_lost", path, st)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-		})
+// A server actor killed while its server is being removed is not
+// respawned.
+func TestKilledServerActorNotRespawnedAfterRemove(t *testing.T) {
+	rt := start(t, Options{StopGrace: 200 * time.Millisecond, Restart: RestartPolicy{Initial: 300 * time.Millisecond}}, exampleServer("ex"))
+	rt.waitSettled(t, "ex")
+	rt.system.Root.Stop(actor.NewPID(rt.system.Address(), "manager/ex"))
+	rt.waitState(t, "ex", status.Backoff)
+	if err := rt.RemoveServer(context.Background(), "ex"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(800 * time.Millisecond) // past the respawn delay
+	if _, err := rt.Server("ex"); !errors.Is(err, ErrUnknownServer) {
+		t.Fatalf("removed server came back: %v", err)
+	}
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		t.Fatalf("processes %v after removal", left)
 	}
 }
 

@@ -29,12 +29,12 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/cenkalti/backoff/v5"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/messages"
-	"github.com/openprogram/mcpvisor/status"
 )
 
 // Name is the manager's actor name.
@@ -88,6 +88,12 @@ type entry struct {
 	// onGone answers a removal once the actor terminated: its tools are
 	// gone by then (its Stopping withdraws them).
 	onGone func()
+	// Respawn of an actor that died on its own (V2): after a backoff,
+	// reset once an incarnation lived for the policy's ResetAfter.
+	respawns     *backoff.ExponentialBackOff
+	respawnTimer *time.Timer
+	spawnedAt    time.Time
+	restarts     int // respawns so far, shown in status
 	// waiting is the operation that completes on the ServerSettled of
 	// epoch (a PATCH's restart, a restart), or is interrupted (superseded,
 	// shutting down, the server actor died) with a non-nil error.
@@ -104,6 +110,9 @@ func (a *Actor) Receive(c actor.Context) {
 		a.stopping = true
 		for _, e := range a.servers {
 			a.supersede(e, messages.ErrShuttingDown)
+			if e.respawnTimer != nil {
+				e.respawnTimer.Stop()
+			}
 		}
 	case *actor.Stopped:
 		close(a.Done)
@@ -111,6 +120,10 @@ func (a *Actor) Receive(c actor.Context) {
 		a.terminated(c, msg.Who)
 	case messages.ServerSettled:
 		a.settled(c, msg)
+	case respawnServer:
+		if !a.stopping {
+			a.respawn(c, msg)
+		}
 	default:
 		if a.stopping {
 			a.refuse(msg)
@@ -196,12 +209,13 @@ func (a *Actor) ensureActor(c actor.Context, e *entry) {
 	if e.pid != nil || a.dying[e.name] != nil || a.stopping {
 		return
 	}
-	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg), e.name)
+	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg, e.restarts), e.name)
 	if err != nil {
 		a.Deps.Logger.Error("spawning server actor", "server", e.name, "error", err)
 		return
 	}
 	e.pid = pid
+	e.spawnedAt = time.Now()
 }
 
 // command gives a server its next config to run, replacing whatever it was
@@ -212,6 +226,10 @@ func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
 	a.epochs++
 	e.epoch = a.epochs
 	e.cfg = srv
+	if e.respawnTimer != nil {
+		e.respawnTimer.Stop() // spawned now instead
+		e.respawnTimer = nil
+	}
 	a.ensureActor(c, e)
 	a.deliver(c, e)
 	if a.turn == e {
@@ -317,53 +335,6 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	if a.turn == e {
 		a.turn = nil
 		a.nextTurn(c)
-	}
-}
-
-// terminated handles the end of a server actor: the expected end of a
-// removed one, or a death of its own (its tools went with it; its status
-// must not keep claiming otherwise).
-func (a *Actor) terminated(c actor.Context, who *actor.PID) {
-	for name, e := range a.dying {
-		if e.pid.Equal(who) {
-			delete(a.dying, name)
-			if e.onGone != nil {
-				e.onGone()
-			}
-			if a.stopping {
-				return
-			}
-			// A removed server's actor may publish "stopped" while it goes.
-			if next := a.servers[name]; next != nil {
-				a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
-				a.ensureActor(c, next)
-				a.deliver(c, next)
-			} else {
-				a.Deps.Board.Delete(name)
-			}
-			return
-		}
-	}
-	for _, e := range a.servers {
-		if e.pid == nil || !e.pid.Equal(who) {
-			continue
-		}
-		e.pid = nil
-		if !a.stopping {
-			a.supersede(e, messages.ErrServerDied)
-			a.epochs++
-			e.epoch = a.epochs
-			e.cfg = e.good // a respawn runs the settled config
-			a.Deps.Board.Set(status.Server{
-				Name: e.name, State: status.Failed, Since: time.Now(),
-				Error: messages.ErrServerDied.Error(), ErrorKind: status.KindSessionLost,
-			}, nil)
-			if a.turn == e {
-				a.turn = nil
-				a.nextTurn(c)
-			}
-		}
-		return
 	}
 }
 

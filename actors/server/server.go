@@ -41,19 +41,21 @@ import (
 	"github.com/openprogram/mcpvisor/tools"
 )
 
-// Props returns the props of the actor for cfg.
-func Props(deps *actors.Deps, cfg config.Server) *actor.Props {
+// Props returns the props of the actor for cfg. restarts carries the count
+// of earlier restarts into a respawned incarnation's status.
+func Props(deps *actors.Deps, cfg config.Server, restarts int) *actor.Props {
 	return actors.Props(deps.Logger, func() actor.Actor {
-		return &Actor{deps: deps, cfg: cfg}
+		return &Actor{deps: deps, cfg: cfg, restartsBefore: restarts}
 	})
 }
 
 // Actor is one server incarnation.
 type Actor struct {
-	deps   *actors.Deps
-	cfg    config.Server
-	logger *slog.Logger
-	tail   *mcpconn.Tail
+	deps           *actors.Deps
+	cfg            config.Server
+	restartsBefore int
+	logger         *slog.Logger
+	tail           *mcpconn.Tail
 
 	epoch    uint64 // of the manager's latest command
 	pending  bool   // that command awaits its ServerSettled
@@ -137,6 +139,7 @@ func (a *Actor) started() {
 		InitialInterval: policy.Initial, Multiplier: 2, MaxInterval: policy.Max, RandomizationFactor: policy.Jitter,
 	}
 	a.st = InitialStatus(a.cfg)
+	a.st.Restarts = a.restartsBefore
 	a.publish()
 }
 

@@ -67,7 +67,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.cfg = config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
 		Env: map[string]string{testutil.MarkerEnv: marker}}
-	p := &parent{props: Props(f.deps, f.cfg), settled: f.settle, spawned: make(chan *actor.PID, 1)}
+	p := &parent{props: Props(f.deps, f.cfg, 0), settled: f.settle, spawned: make(chan *actor.PID, 1)}
 	pid, err := f.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return p }), "parent")
 	if err != nil {
 		t.Fatal(err)

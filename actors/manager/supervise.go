@@ -1,0 +1,101 @@
+package manager
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/cenkalti/backoff/v5"
+
+	"github.com/openprogram/mcpvisor/actors/server"
+	"github.com/openprogram/mcpvisor/messages"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// Supervision of the server actors (V2): a removed server's actor ends
+// for good; one that died on its own is respawned after a backoff, fresh,
+// on the server's settled config.
+
+// terminated handles the end of a server actor: the expected end of a
+// removed one, or a death of its own (its tools went with it; its status
+// must not keep claiming otherwise).
+func (a *Actor) terminated(c actor.Context, who *actor.PID) {
+	for name, e := range a.dying {
+		if e.pid.Equal(who) {
+			delete(a.dying, name)
+			if e.onGone != nil {
+				e.onGone()
+			}
+			if a.stopping {
+				return
+			}
+			// A removed server's actor may publish "stopped" while it goes.
+			if next := a.servers[name]; next != nil {
+				a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
+				a.ensureActor(c, next)
+				a.deliver(c, next)
+			} else {
+				a.Deps.Board.Delete(name)
+			}
+			return
+		}
+	}
+	for _, e := range a.servers {
+		if e.pid == nil || !e.pid.Equal(who) {
+			continue
+		}
+		e.pid = nil
+		if !a.stopping {
+			a.scheduleRespawn(c, e)
+			if a.turn == e {
+				a.turn = nil
+				a.nextTurn(c)
+			}
+		}
+		return
+	}
+}
+
+// respawnServer is the respawn timer's message to the manager.
+type respawnServer struct {
+	name  string
+	epoch uint64
+}
+
+// scheduleRespawn gives a server whose actor died on its own (a panic, an
+// outside Stop or Poison) a fresh actor after a backoff. Its tools and
+// session went with the old actor; what waited on it is answered.
+func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
+	a.supersede(e, messages.ErrServerDied)
+	a.epochs++
+	e.epoch = a.epochs
+	e.cfg = e.good // a respawn runs the settled config
+	policy := a.Deps.Restart.WithDefaults()
+	if e.respawns == nil {
+		e.respawns = &backoff.ExponentialBackOff{InitialInterval: policy.Initial, Multiplier: 2, MaxInterval: policy.Max, RandomizationFactor: policy.Jitter}
+	}
+	if time.Since(e.spawnedAt) >= policy.ResetAfter {
+		e.respawns.Reset()
+	}
+	delay := e.respawns.NextBackOff()
+	next := time.Now().Add(delay)
+	prev, _ := a.Deps.Board.Get(e.name)
+	a.Deps.Board.Set(status.Server{
+		Name: e.name, State: status.Backoff, Since: time.Now(), Restarts: prev.Restarts,
+		Error: messages.ErrServerDied.Error(), ErrorKind: status.KindSessionLost,
+		LastError: messages.ErrServerDied.Error(), NextRetryAt: &next,
+	}, nil)
+	root, self, msg := c.ActorSystem().Root, c.Self(), respawnServer{name: e.name, epoch: e.epoch}
+	e.respawnTimer = time.AfterFunc(delay, func() { root.Send(self, msg) })
+}
+
+// respawn runs when the timer fires, unless a command respawned the actor
+// meanwhile or the server was removed.
+func (a *Actor) respawn(c actor.Context, msg respawnServer) {
+	e := a.servers[msg.name]
+	if e == nil || e.epoch != msg.epoch || e.pid != nil {
+		return
+	}
+	e.respawnTimer = nil
+	e.restarts++
+	a.command(c, e, e.good)
+}
