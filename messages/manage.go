@@ -61,15 +61,3 @@ type ReloadResult struct {
 	Added, Removed, Restarted []string
 	Err                       error
 }
-
-// Tree asks the manager for the actor tree as it knows it.
-type Tree struct {
-	Reply chan<- TreeNode
-}
-
-// TreeNode is one actor of the tree.
-type TreeNode struct {
-	Name, Path, Kind, State string
-	PID                     int
-	Children                []TreeNode
-}

@@ -57,6 +57,9 @@ func (r *Runtime) Handler() http.Handler {
 	handle("GET /api/mcp/tools", r.handleListTools)
 	handle("POST /api/mcp/tools/{name}/call", r.handleCallTool)
 	handle("GET /debug/actors", r.handleActors)
+	if r.opts.Debug {
+		handle("POST /debug/actors/kill", r.handleKill)
+	}
 
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

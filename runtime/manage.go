@@ -232,31 +232,3 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
-
-// ActorNode is one node of the live actor tree (GET /debug/actors).
-type ActorNode struct {
-	Name     string      `json:"name"`
-	Path     string      `json:"path"`
-	Kind     string      `json:"kind"` // "manager", "server" or "session"
-	State    string      `json:"state"`
-	PID      int         `json:"pid,omitempty"` // a stdio session's process
-	Children []ActorNode `json:"children"`
-}
-
-// ActorTree returns the live actor tree as the manager sees it.
-func (r *Runtime) ActorTree(ctx context.Context) (ActorNode, error) {
-	reply := make(chan messages.TreeNode, 1)
-	node, err := ask(ctx, r, messages.Tree{Reply: reply}, reply)
-	if err != nil {
-		return ActorNode{}, err
-	}
-	return actorNode(node), nil
-}
-
-func actorNode(n messages.TreeNode) ActorNode {
-	out := ActorNode{Name: n.Name, Path: n.Path, Kind: n.Kind, State: n.State, PID: n.PID, Children: []ActorNode{}}
-	for _, c := range n.Children {
-		out.Children = append(out.Children, actorNode(c))
-	}
-	return out
-}

@@ -24,6 +24,7 @@
 package manager
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -120,6 +121,29 @@ func (a *Actor) Receive(c actor.Context) {
 		a.terminated(c, msg.Who)
 	case messages.ServerSettled:
 		a.settled(c, msg)
+	case messages.Kill:
+		e := a.servers[msg.Server]
+		switch {
+		case e == nil:
+			msg.Reply <- fmt.Errorf("%w: %q", messages.ErrUnknownServer, msg.Server)
+		case e.pid == nil:
+			msg.Reply <- fmt.Errorf("server %q has no actor right now", msg.Server)
+		case msg.Target == "server":
+			msg.Reply <- actors.Inject(c, e.pid, msg.How)
+		default:
+			c.Send(e.pid, msg) // the server actor knows its session
+		}
+	case messages.Describe:
+		d := messages.Description{Kind: "manager", State: "running"}
+		if a.stopping {
+			d.State = "stopping"
+		}
+		for _, srv := range a.Deps.Config.Load().Servers {
+			if e := a.servers[srv.Name]; e != nil && e.pid != nil {
+				d.Children = append(d.Children, e.pid)
+			}
+		}
+		c.Respond(d)
 	case respawnServer:
 		if !a.stopping {
 			a.respawn(c, msg)
@@ -147,8 +171,6 @@ func (a *Actor) refuse(msg any) {
 		msg.Reply <- messages.ErrShuttingDown
 	case messages.Reload:
 		msg.Reply <- messages.ReloadResult{Err: messages.ErrShuttingDown}
-	case messages.Tree:
-		msg.Reply <- messages.TreeNode{Name: Name, Kind: "manager", State: "stopping"}
 	}
 }
 
@@ -171,8 +193,6 @@ func (a *Actor) operate(c actor.Context, msg any) {
 		}
 	case messages.Reload:
 		msg.Reply <- a.reload(c)
-	case messages.Tree:
-		msg.Reply <- a.tree(c)
 	}
 }
 

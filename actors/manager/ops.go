@@ -235,26 +235,3 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 	a.publishConfig()
 	return res
 }
-
-// tree describes the actors as the manager knows them.
-func (a *Actor) tree(c actor.Context) messages.TreeNode {
-	root := messages.TreeNode{Name: Name, Path: c.Self().Id, Kind: "manager", State: "running"}
-	if a.stopping {
-		root.State = "stopping"
-	}
-	for _, srv := range a.Deps.Config.Load().Servers {
-		e := a.servers[srv.Name]
-		if e == nil || e.pid == nil {
-			continue
-		}
-		st, _ := a.Deps.Board.Get(srv.Name)
-		node := messages.TreeNode{Name: srv.Name, Path: e.pid.Id, Kind: "server", State: string(st.State)}
-		if st.PID > 0 || st.State == "starting" && e.epoch > 0 && e.cfg.Enabled {
-			node.Children = append(node.Children, messages.TreeNode{
-				Name: "session", Path: e.pid.Id + "/session", Kind: "session", State: string(st.State), PID: st.PID,
-			})
-		}
-		root.Children = append(root.Children, node)
-	}
-	return root
-}

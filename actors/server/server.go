@@ -94,6 +94,22 @@ func (a *Actor) Receive(c actor.Context) {
 		a.setState(status.Stopped)
 	case *actor.Terminated:
 		a.terminated(c, msg.Who)
+	case messages.Describe:
+		d := messages.Description{Kind: "server", State: string(a.st.State), Restarts: a.st.Restarts, Since: a.st.Since}
+		if a.session != nil {
+			d.Children = []*actor.PID{a.session}
+		}
+		c.Respond(d)
+		return
+	case messages.Panic:
+		panic("injected failure (debug)")
+	case messages.Kill:
+		if a.session == nil {
+			msg.Reply <- fmt.Errorf("server %q has no session right now", a.cfg.Name)
+		} else {
+			msg.Reply <- actors.Inject(c, a.session, msg.How)
+		}
+		return
 	}
 	if a.stopping {
 		// User messages still arrive while the children stop; a session

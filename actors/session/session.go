@@ -19,6 +19,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -49,6 +50,11 @@ type Actor struct {
 	ctx    context.Context // cancelled when the actor stops
 	cancel context.CancelFunc
 	hand   *handoff
+
+	// For Describe only: the connection is owned by hand.
+	conn  *mcpconn.Conn
+	state string
+	since time.Time
 }
 
 // Goroutine reports to the actor itself. They carry the generation because
@@ -79,20 +85,32 @@ func (a *Actor) Receive(c actor.Context) {
 		if msg.gen != a.gen {
 			return
 		}
+		a.conn, a.state, a.since = msg.conn, "ready", time.Now()
 		a.watch(c, msg.conn)
 		c.Send(c.Parent(), messages.SessionReady{Gen: a.gen, Conn: msg.conn})
 	case dialFailed:
 		if msg.gen == a.gen {
+			a.state = "failed"
 			c.Send(c.Parent(), messages.SessionFailed{Gen: a.gen, Err: msg.err})
 		}
 	case transportLost:
 		if msg.gen == a.gen {
+			a.state = "lost"
 			c.Send(c.Parent(), messages.SessionLost{Gen: a.gen, Err: msg.err})
 		}
+	case messages.Describe:
+		d := messages.Description{Kind: "session", State: a.state, Since: a.since}
+		if a.conn != nil {
+			d.PID = a.conn.PID()
+		}
+		c.Respond(d)
+	case messages.Panic:
+		panic("injected failure (debug)")
 	}
 }
 
 func (a *Actor) start(c actor.Context) {
+	a.state, a.since = "connecting", time.Now()
 	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
 	ctx, cancel := context.WithCancel(context.Background())
 	a.ctx, a.cancel = ctx, cancel

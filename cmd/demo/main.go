@@ -44,7 +44,7 @@ func run(args []string) int {
 
 const usage = `usage:
   demo                      the tour: start the runtime on an embedded config, show tools and calls
-  demo run -state-dir DIR [-listen ADDR]
+  demo run -state-dir DIR [-listen ADDR] [-debug]
                             run the runtime on DIR/mcp_servers.json and serve its management API
                             on ADDR (default 127.0.0.1:7077) until SIGINT or SIGTERM; SIGHUP reloads
   demo serve [flags]        the example MCP server on stdio (demo serve -h for its flags)

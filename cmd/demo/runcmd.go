@@ -33,6 +33,7 @@ func runServe(args []string) int {
 	stateDir := fs.String("state-dir", "", "directory holding mcp_servers.json (required)")
 	listen := fs.String("listen", "127.0.0.1:7077", "`address` of the management API (port 0: any free port)")
 	verbose := fs.Bool("v", false, "log at debug level")
+	debug := fs.Bool("debug", false, "mount POST /debug/actors/kill to inject actor failures (chaos tests, demos)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -44,10 +45,10 @@ func runServe(args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), *stateDir, *listen)
+	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug}, *listen)
 }
 
-func serveAPI(stdout io.Writer, logger *slog.Logger, stateDir, listen string) int {
+func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {
 	// Signals are caught from the start, so that one arriving while the
 	// runtime starts is not lost (nor kills the process half started).
 	signals := make(chan os.Signal, 1)
@@ -63,7 +64,8 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, stateDir, listen string) in
 		logger.Warn("the management API has no authentication and answers only requests addressed to localhost; listen on a loopback address",
 			"listen", ln.Addr().String())
 	}
-	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: stateDir, Logger: logger})
+	opts.Logger = logger
+	rt, err := runtime.Start(context.Background(), opts)
 	if err != nil {
 		ln.Close()
 		logger.Error("starting runtime", "error", err)
@@ -77,7 +79,7 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, stateDir, listen string) in
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	logger.Info("runtime started; stop with Ctrl-C, reload the config with SIGHUP", "state_dir", stateDir, "listen", ln.Addr().String())
+	logger.Info("runtime started; stop with Ctrl-C, reload the config with SIGHUP", "state_dir", opts.StateDir, "listen", ln.Addr().String())
 
 	// Reloads run beside the signal loop, so that a SIGTERM during a slow
 	// one is acted on at once; stopping cancels them.

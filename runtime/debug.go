@@ -1,0 +1,65 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/openprogram/mcpvisor/messages"
+)
+
+// errBadInjection: the path or the kind of failure is not one there is.
+var errBadInjection = errors.New("bad failure injection")
+
+// InjectFailure makes an actor of the tree fail, to exercise supervision:
+// path is "manager/NAME" (the server actor) or "manager/NAME/session", how
+// is "panic", "stop" or "poison". It works only with Options.Debug.
+func (r *Runtime) InjectFailure(ctx context.Context, path, how string) error {
+	if !r.opts.Debug {
+		return fmt.Errorf("failure injection needs Options.Debug")
+	}
+	parts := strings.Split(path, "/")
+	var msg messages.Kill
+	switch {
+	case len(parts) == 2 && parts[0] == "manager":
+		msg = messages.Kill{Server: parts[1], Target: "server", How: how}
+	case len(parts) == 3 && parts[0] == "manager" && parts[2] == "session":
+		msg = messages.Kill{Server: parts[1], Target: "session", How: how}
+	default:
+		return fmt.Errorf("%w: path must be manager/NAME or manager/NAME/session, not %q", errBadInjection, path)
+	}
+	reply := make(chan error, 1)
+	msg.Reply = reply
+	err, askErr := ask(ctx, r, msg, reply)
+	if askErr != nil {
+		return askErr
+	}
+	return err
+}
+
+func (r *Runtime) handleKill(w http.ResponseWriter, req *http.Request) error {
+	body, err := readBody(w, req)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Path string `json:"path"`
+		How  string `json:"how"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return &apiError{Status: http.StatusBadRequest, Message: "invalid JSON: " + err.Error()}
+	}
+	if in.How != "panic" && in.How != "stop" && in.How != "poison" {
+		return &apiError{Status: http.StatusBadRequest, Message: fmt.Sprintf("how must be panic, stop or poison, not %q", in.How), Field: "how"}
+	}
+	if err := r.InjectFailure(req.Context(), in.Path, in.How); err != nil {
+		if errors.Is(err, errBadInjection) {
+			return &apiError{Status: http.StatusBadRequest, Message: err.Error(), Field: "path"}
+		}
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]string{"injected": in.How, "path": in.Path})
+}
