@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 20s
 
-.PHONY: build test demo bench lint fuzz
+.PHONY: build test demo bench lint fuzz chaos
 
 build:
 	$(GO) build $(PKGS)
@@ -25,6 +25,14 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkCallTool' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/
 	$(GO) run ./internal/benchratio < bin/bench.txt
+
+# The chaos suite at CHAOS_KILLS injected failures (default 200; the bar is
+# 1000); `make test` runs a short round of it.
+CHAOS_KILLS ?= 200
+chaos:
+	@mkdir -p bin
+	@CHAOS_KILLS=$(CHAOS_KILLS) $(GO) test -race -count=1 -v -run '^TestChaos$$' -timeout 30m ./chaos/ > bin/chaos.txt 2>&1; rc=$$?; \
+	  grep -E '^(chaos:|--- |ok|FAIL|panic)|_test.go' bin/chaos.txt; exit $$rc
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

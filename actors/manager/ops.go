@@ -125,14 +125,10 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 			return nil
 		}
 		a.command(c, e, next)
-		// A disable settles at once; answer when the entry shows it.
-		e.waiting = func(_ messages.ServerSettled, interrupted error) {
-			if interrupted != nil {
-				reply <- fmt.Errorf("patching %q: %w", name, interrupted)
-				return
-			}
-			reply <- nil
-		}
+		// A disable settles at once; answer when the entry shows it. The
+		// change is saved already, so whatever interrupts the wait (a later
+		// change, the actor dying and coming back on it) it took effect.
+		e.waiting = func(messages.ServerSettled, error) { reply <- nil }
 		return nil
 	}
 	running := e.good

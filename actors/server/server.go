@@ -241,18 +241,21 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	}
 	a.current.Store(conn)
 	list := a.toolsOf(conn)
-	if err := a.deps.Registry.SetServer(a.cfg.Name, list); err != nil {
-		// The runtime is shutting down: nothing registers any more.
-		a.current.Store(nil)
-		a.fail(c, err, status.KindConnectFailed)
-		return
-	}
+	// Ready is published before the tools appear (and a loss unregisters
+	// them before the state changes), so a registered tool always belongs
+	// to a server that shows ready.
 	a.st.ToolCount = len(list)
 	a.st.PID = conn.PID()
 	a.st.Error, a.st.ErrorKind = "", ""
 	a.readySince = time.Now()
 	a.recovering = false
 	a.setState(status.Ready)
+	if err := a.deps.Registry.SetServer(a.cfg.Name, list); err != nil {
+		// The runtime is shutting down: nothing registers any more.
+		a.current.Store(nil)
+		a.fail(c, err, status.KindConnectFailed)
+		return
+	}
 	a.logger.Info("server ready", "tools", len(list), "pid", a.st.PID)
 	a.settle(c)
 }

@@ -1,0 +1,261 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/runtime"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+var (
+	demoBin string
+	marker  = fmt.Sprintf("chaos-test-%d", os.Getpid())
+)
+
+func TestMain(m *testing.M) { testutil.Main(m, &demoBin, marker) }
+
+const (
+	servers        = 4
+	callers        = 4
+	timeoutSeconds = 2
+	grace          = 200 * time.Millisecond
+	// A call may take its timeout, plus a stop sequence if its session is
+	// being replaced, plus scheduling slack on a loaded machine.
+	callBound = timeoutSeconds*time.Second + 2*grace + 3*time.Second
+)
+
+// model is what the config file must hold at the end: the changes the
+// management goroutine applied successfully.
+type model struct {
+	enabled map[string]bool
+	timeout map[string]int
+}
+
+func TestChaos(t *testing.T) {
+	kills := 40
+	if v, err := strconv.Atoi(os.Getenv("CHAOS_KILLS")); err == nil && v > 0 {
+		kills = v
+	}
+	dir := t.TempDir()
+	want := model{enabled: map[string]bool{}, timeout: map[string]int{}}
+	var list []config.Server
+	for i := range servers {
+		name := fmt.Sprintf("s%d", i)
+		list = append(list, config.Server{
+			Name: name, Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
+			TimeoutSeconds: timeoutSeconds, Env: map[string]string{testutil.MarkerEnv: marker},
+		})
+		want.enabled[name], want.timeout[name] = true, timeoutSeconds
+	}
+	testutil.WriteConfig(t, dir, list...)
+	before := goleak.IgnoreCurrent()
+	rt, err := runtime.Start(context.Background(), runtime.Options{
+		StateDir: dir, Debug: true, StopGrace: grace,
+		Restart: runtime.RestartPolicy{Initial: 50 * time.Millisecond, Max: time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var callsOK, callsFailed, hung, violations, killed atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+
+	// Callers: every call returns within its bound, with a result or an
+	// error that says what happened.
+	for range callers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				server := fmt.Sprintf("s%d", rand.IntN(servers))
+				tool, args := server+"__echo", map[string]any{"text": "x"}
+				if rand.IntN(4) == 0 {
+					tool, args = server+"__sleep", map[string]any{"ms": 30}
+				}
+				began := time.Now()
+				ctx, cancel := context.WithTimeout(context.Background(), 2*callBound)
+				_, err := rt.CallTool(ctx, tool, args)
+				cancel()
+				if time.Since(began) > callBound {
+					hung.Add(1)
+					t.Errorf("call %s took %s: %v", tool, time.Since(began), err)
+				}
+				if err == nil {
+					callsOK.Add(1)
+				} else {
+					callsFailed.Add(1)
+					if err.Error() == "" {
+						t.Errorf("call %s failed without saying why", tool)
+					}
+					time.Sleep(10 * time.Millisecond) // don't spin while a server is down
+				}
+			}
+		})
+	}
+
+	// Checker: a registered tool always belongs to a server that shows
+	// ready. A tool read after time t whose server shows another state that
+	// began before t is a violation (ready is published before tools are
+	// registered; tools are unregistered before the state leaves ready).
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(3 * time.Millisecond):
+			}
+			t0 := time.Now()
+			toolsNow := rt.Tools()
+			states := map[string]status.Server{}
+			for _, s := range rt.Status().Servers {
+				states[s.Name] = s
+			}
+			for _, tool := range toolsNow {
+				st, ok := states[tool.Server]
+				if ok && st.State != status.Ready && st.Since.Before(t0) {
+					violations.Add(1)
+					t.Errorf("tool %s registered while %s is %s since %s", tool.Name, tool.Server, st.State, st.Since)
+				}
+			}
+		}
+	})
+
+	// Management: random enable/disable/restart/PATCH, applied one at a
+	// time; what succeeded is what the file must hold.
+	wg.Go(func() {
+		ctx := context.Background()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Duration(10+rand.IntN(40)) * time.Millisecond):
+			}
+			name := fmt.Sprintf("s%d", rand.IntN(servers))
+			switch rand.IntN(4) {
+			case 0:
+				on := !want.enabled[name]
+				if _, err := rt.PatchServer(ctx, name, fmt.Appendf(nil, `{"enabled": %v}`, on)); err == nil {
+					want.enabled[name] = on
+				} else {
+					t.Errorf("toggling %s: %v", name, err)
+				}
+			case 1:
+				if _, err := rt.RestartServer(ctx, name); err != nil && !errors.Is(err, runtime.ErrDisabled) && !errors.Is(err, runtime.ErrServerDied) && !errors.Is(err, runtime.ErrSuperseded) {
+					t.Errorf("restarting %s: %v", name, err)
+				}
+			default:
+				n := 2 + rand.IntN(3)
+				_, err := rt.PatchServer(ctx, name, fmt.Appendf(nil, `{"timeout_seconds": %d}`, n))
+				switch {
+				case err == nil:
+					want.timeout[name] = n
+				case errors.Is(err, runtime.ErrRestartFailed), errors.Is(err, runtime.ErrServerDied), errors.Is(err, runtime.ErrSuperseded):
+					// no effect on the file, by contract
+				default:
+					t.Errorf("patching %s: %v", name, err)
+				}
+			}
+		}
+	})
+
+	// Killer: actor failures and process signals.
+	var continued sync.WaitGroup
+	for killed.Load() < int64(kills) && !t.Failed() {
+		time.Sleep(time.Duration(5+rand.IntN(25)) * time.Millisecond)
+		name := fmt.Sprintf("s%d", rand.IntN(servers))
+		var st status.Server
+		for _, s := range rt.Status().Servers {
+			if s.Name == name {
+				st = s
+			}
+		}
+		switch action := rand.IntN(8); {
+		case action < 6:
+			path := "manager/" + name
+			if action%2 == 1 {
+				path += "/session"
+			}
+			how := []string{"panic", "stop", "poison"}[action/2]
+			if rt.InjectFailure(context.Background(), path, how) == nil {
+				killed.Add(1)
+			}
+		case action == 6 && st.PID > 0:
+			if syscall.Kill(st.PID, syscall.SIGKILL) == nil {
+				killed.Add(1)
+			}
+		case action == 7 && st.PID > 0:
+			if syscall.Kill(st.PID, syscall.SIGSTOP) == nil {
+				killed.Add(1)
+				pid := st.PID
+				continued.Go(func() {
+					time.Sleep(time.Duration(50+rand.IntN(300)) * time.Millisecond)
+					_ = syscall.Kill(pid, syscall.SIGCONT)
+				})
+			}
+		}
+	}
+	close(stop)
+	waitBounded(t, &wg, 2*callBound, "callers, checker and management")
+	continued.Wait()
+
+	// The file holds exactly the applied changes.
+	f, err := config.Store{Dir: func() (string, error) { return dir, nil }}.Load()
+	if err != nil {
+		t.Fatalf("config file after chaos: %v", err)
+	}
+	for name, on := range want.enabled {
+		s, ok := f.Get(name)
+		if !ok || s.Enabled != on || s.TimeoutSeconds != want.timeout[name] {
+			t.Errorf("%s in the file = %+v, want enabled=%v timeout=%d", name, s, on, want.timeout[name])
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	leakedProcesses := len(testutil.ProcessesWithMarker(marker))
+	leakedGoroutines := 0
+	if err := goleak.Find(before); err != nil {
+		leakedGoroutines = 1
+		t.Errorf("goroutines leaked: %v", err)
+	}
+	if leakedProcesses > 0 {
+		t.Errorf("processes left: %v", testutil.ProcessesWithMarker(marker))
+	}
+	fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d\n",
+		killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load())
+	if callsOK.Load() == 0 {
+		t.Error("no call succeeded: the chaos never let the servers work")
+	}
+}
+
+func waitBounded(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("%s still running %s after stop: something hangs", what, limit)
+	}
+}
