@@ -24,6 +24,7 @@ bench:
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench 'BenchmarkCallTool' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/
+	$(GO) test -run '^$$' -bench 'BenchmarkRecovery|BenchmarkShutdown50' -count 3 -benchtime 1x ./runtime/
 	$(GO) run ./internal/benchratio < bin/bench.txt
 
 # The chaos suite at CHAOS_KILLS injected failures (default 200; the bar is
