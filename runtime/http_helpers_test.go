@@ -1,9 +1,7 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -249,21 +247,5 @@ func startWithFile(t *testing.T, data []byte) *testRuntime {
 	if err := os.WriteFile(filepath.Join(dir, config.FileName), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuffer{}
-	rt, err := Start(context.Background(), Options{StateDir: dir, StopGrace: 500 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := rt.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
-			t.Errorf("server processes left after Shutdown: %v", left)
-		}
-	})
-	return &testRuntime{Runtime: rt, logs: logs, dir: dir}
+	return startIn(t, dir, Options{})
 }

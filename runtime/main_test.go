@@ -65,6 +65,12 @@ func start(t *testing.T, opts Options, servers ...config.Server) *testRuntime {
 	t.Helper()
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, servers...)
+	return startIn(t, dir, opts)
+}
+
+// startIn starts a runtime on dir as it is, logging into a buffer.
+func startIn(t *testing.T, dir string, opts Options) *testRuntime {
+	t.Helper()
 	logs := &logBuffer{}
 	opts.StateDir = dir
 	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
