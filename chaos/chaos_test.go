@@ -32,10 +32,12 @@ const (
 	servers        = 4
 	callers        = 4
 	timeoutSeconds = 2
+	maxTimeout     = 4 // the management goroutine PATCHes timeouts up to this
 	grace          = 200 * time.Millisecond
+	maxBackoff     = time.Second
 	// A call may take its timeout, plus a stop sequence if its session is
 	// being replaced, plus scheduling slack on a loaded machine.
-	callBound = timeoutSeconds*time.Second + 2*grace + 3*time.Second
+	callBound = maxTimeout*time.Second + 2*grace + 3*time.Second
 )
 
 // model is what the config file must hold at the end: the changes the
@@ -65,13 +67,27 @@ func TestChaos(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	rt, err := runtime.Start(context.Background(), runtime.Options{
 		StateDir: dir, Debug: true, StopGrace: grace,
-		Restart: runtime.RestartPolicy{Initial: 50 * time.Millisecond, Max: time.Second},
+		Restart: runtime.RestartPolicy{Initial: 50 * time.Millisecond, Max: maxBackoff},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-
 	var callsOK, callsFailed, hung, violations, killed atomic.Int64
+	leakedProcesses, leakedGoroutines := -1, -1
+	// Whatever happens, one summary line, and nothing left running.
+	defer func() {
+		fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d\n",
+			killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load())
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+		for _, pid := range testutil.ProcessesWithMarker(marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 
@@ -181,12 +197,7 @@ func TestChaos(t *testing.T) {
 	for killed.Load() < int64(kills) && !t.Failed() {
 		time.Sleep(time.Duration(5+rand.IntN(25)) * time.Millisecond)
 		name := fmt.Sprintf("s%d", rand.IntN(servers))
-		var st status.Server
-		for _, s := range rt.Status().Servers {
-			if s.Name == name {
-				st = s
-			}
-		}
+		st := statusOf(rt, name)
 		switch action := rand.IntN(8); {
 		case action < 6:
 			path := "manager/" + name
@@ -228,13 +239,39 @@ func TestChaos(t *testing.T) {
 		}
 	}
 
+	// Once the chaos stops, every server recovers by itself: the enabled
+	// ones become ready (the longest wait: a full backoff and a connect),
+	// the disabled ones stay disabled.
+	recoverBy := time.Now().Add(2*maxBackoff + maxTimeout*time.Second + 10*time.Second)
+	for name, on := range want.enabled {
+		for {
+			st := statusOf(rt, name)
+			if on && st.State == status.Ready || !on && st.State == status.Disabled {
+				break
+			}
+			if time.Now().After(recoverBy) {
+				t.Errorf("%s did not recover after the chaos: %+v", name, st)
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	// A process frozen with SIGSTOP at shutdown is still stopped (SIGKILL
+	// acts on a stopped process).
+	for _, s := range rt.Status().Servers {
+		if s.PID > 0 {
+			_ = syscall.Kill(s.PID, syscall.SIGSTOP)
+			break
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := rt.Shutdown(ctx); err != nil {
 		t.Errorf("Shutdown: %v", err)
 	}
-	leakedProcesses := len(testutil.ProcessesWithMarker(marker))
-	leakedGoroutines := 0
+	leakedProcesses = len(testutil.ProcessesWithMarker(marker))
+	leakedGoroutines = 0
 	if err := goleak.Find(before); err != nil {
 		leakedGoroutines = 1
 		t.Errorf("goroutines leaked: %v", err)
@@ -242,11 +279,18 @@ func TestChaos(t *testing.T) {
 	if leakedProcesses > 0 {
 		t.Errorf("processes left: %v", testutil.ProcessesWithMarker(marker))
 	}
-	fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d\n",
-		killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load())
 	if callsOK.Load() == 0 {
 		t.Error("no call succeeded: the chaos never let the servers work")
 	}
+}
+
+func statusOf(rt *runtime.Runtime, name string) status.Server {
+	for _, s := range rt.Status().Servers {
+		if s.Name == name {
+			return s
+		}
+	}
+	return status.Server{}
 }
 
 func waitBounded(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string) {

@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/openprogram/mcpvisor/messages"
 )
+
+// killTimeout bounds the wait for a failure injection to be delivered.
+const killTimeout = 2 * time.Second
 
 // errBadInjection: the path or the kind of failure is not one there is.
 var errBadInjection = errors.New("bad failure injection")
@@ -33,9 +37,12 @@ func (r *Runtime) InjectFailure(ctx context.Context, path, how string) error {
 	}
 	reply := make(chan error, 1)
 	msg.Reply = reply
+	// The target may be dying at this moment and never see the message.
+	ctx, cancel := context.WithTimeout(ctx, killTimeout)
+	defer cancel()
 	err, askErr := ask(ctx, r, msg, reply)
 	if askErr != nil {
-		return askErr
+		return fmt.Errorf("injecting into %s: not delivered (the actor is going away): %w", path, askErr)
 	}
 	return err
 }

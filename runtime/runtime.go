@@ -113,6 +113,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Board:       r.board,
 		Work:        &r.work,
 		Grace:       opts.StopGrace,
+		Restart:     opts.Restart,
 		Client:      &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
 		Transport:   opts.transport,
 		Config:      &r.config,

@@ -147,7 +147,7 @@ func TestBrokenServersFailReadably(t *testing.T) {
 		want    string // in the error
 	}{
 		{"exits", []string{"/bin/sh", "-c", "echo bye >&2; exit 3"}, "bye"},
-		{"garbage", []string{demoBin, "serve", "-garbage-stdout"}, "connecting"},
+		{"garbage", []string{demoBin, "serve", "-garbage-stdout"}, "not JSON-RPC"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,8 +156,9 @@ func TestBrokenServersFailReadably(t *testing.T) {
 			srv.TimeoutSeconds = 5
 			rt := start(t, Options{}, srv)
 			st := rt.waitSettled(t, tc.name)
-			if st.State != status.Failed || st.Error == "" || !strings.Contains(st.Error, tc.want) {
-				t.Fatalf("status = %+v, want failed with an error mentioning %q", st, tc.want)
+			// Retried after the backoff; the status says why meanwhile.
+			if st.State != status.Backoff || st.Error == "" || !strings.Contains(st.Error, tc.want) {
+				t.Fatalf("status = %+v, want backoff with an error mentioning %q", st, tc.want)
 			}
 			if len(rt.Tools()) != 0 {
 				t.Errorf("tools registered for a broken server: %v", rt.Tools())
@@ -171,8 +172,8 @@ func TestHungInitializeTimesOut(t *testing.T) {
 	srv.TimeoutSeconds = 1
 	rt := start(t, Options{}, srv, exampleServer("after"))
 	st := rt.waitSettled(t, "hung")
-	if st.State != status.Failed || st.ErrorKind != status.KindTimeout {
-		t.Fatalf("status = %+v, want failed/timeout", st)
+	if st.State != status.Backoff || st.ErrorKind != status.KindTimeout {
+		t.Fatalf("status = %+v, want backoff/timeout", st)
 	}
 	// Startup goes on with the next server.
 	if st := rt.waitSettled(t, "after"); st.State != status.Ready {
@@ -262,7 +263,7 @@ func TestSecretInServerErrorScrubbed(t *testing.T) {
 	srv.TimeoutSeconds = 5
 	rt := start(t, Options{}, srv)
 	st := rt.waitSettled(t, "echoer")
-	if st.State != status.Failed || !strings.Contains(st.Error, "bad key [redacted]") {
+	if st.State != status.Backoff || !strings.Contains(st.Error, "bad key [redacted]") {
 		// Never print the planted secret itself, even when failing.
 		t.Fatalf("status = %s, want failed quoting the redacted server error", strings.ReplaceAll(fmt.Sprintf("%+v", st), secret, "<PLANTED SECRET>"))
 	}

@@ -342,6 +342,10 @@ func (a *Actor) persisted(name string) (config.Server, bool) {
 // actor is stopped, and its name is free again once the actor terminated.
 func (a *Actor) drop(c actor.Context, e *entry) {
 	a.supersede(e, messages.ErrSuperseded)
+	if e.respawnTimer != nil {
+		e.respawnTimer.Stop()
+		e.respawnTimer = nil
+	}
 	delete(a.servers, e.name)
 	a.Deps.Registry.RemoveServer(e.name)
 	a.Deps.Board.Delete(e.name)

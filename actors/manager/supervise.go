@@ -79,6 +79,14 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	delay := e.respawns.NextBackOff()
 	next := time.Now().Add(delay)
 	prev, _ := a.Deps.Board.Get(e.name)
+	e.restarts = prev.Restarts
+	if !e.good.Enabled {
+		// Nothing runs for a disabled server: show it so at once; the
+		// respawned actor takes over the same state.
+		a.Deps.Board.Set(status.Server{Name: e.name, State: status.Disabled, Since: time.Now(), Restarts: prev.Restarts}, nil)
+		a.command(c, e, e.good)
+		return
+	}
 	a.Deps.Board.Set(status.Server{
 		Name: e.name, State: status.Backoff, Since: time.Now(), Restarts: prev.Restarts,
 		Error: messages.ErrServerDied.Error(), ErrorKind: status.KindSessionLost,

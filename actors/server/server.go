@@ -127,7 +127,10 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case messages.SessionFailed:
 		if msg.Gen == a.gen {
-			if kind := errorKind(msg.Err); a.recovering && retryable(kind) {
+			// Any attempt that failed for a reason a retry can fix is
+			// retried after the backoff (a waiting command still gets its
+			// answer: the attempt failed).
+			if kind := errorKind(msg.Err); retryable(kind) {
 				a.lose(c, msg.Err, kind)
 			} else {
 				a.fail(c, msg.Err, kind)
@@ -296,7 +299,7 @@ func (a *Actor) settle(c actor.Context) {
 	if a.pending {
 		a.pending = false
 		msg := messages.ServerSettled{Name: a.cfg.Name, Epoch: a.epoch, Ready: a.st.State == status.Ready}
-		if a.st.State == status.Failed {
+		if !msg.Ready {
 			msg.Err = a.st.Error
 		}
 		c.Send(c.Parent(), msg)
@@ -370,7 +373,7 @@ func errorKind(err error) string {
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return status.KindCommandNotFound
-	case errors.As(err, &fe):
+	case errors.As(err, &fe), errors.Is(err, mcpconn.ErrUnsupported):
 		return status.KindInvalidConfig
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.KindTimeout

@@ -25,6 +25,10 @@ import (
 // and again after SIGTERM before SIGKILL.
 const DefaultGrace = 2 * time.Second
 
+// ErrUnsupported: the server's transport type is not implemented yet; a
+// retry cannot fix that.
+var ErrUnsupported = errors.New("not supported yet")
+
 // Options configure Dial.
 type Options struct {
 	// Server is the server's configuration. It must be valid.
@@ -92,7 +96,7 @@ type dialResult struct {
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv := opts.Server
 	if srv.Type != config.TypeLocal && opts.Transport == nil {
-		return nil, fmt.Errorf("connecting %q: transport %q is not supported yet", srv.Name, srv.Type)
+		return nil, fmt.Errorf("connecting %q: transport %q: %w", srv.Name, srv.Type, ErrUnsupported)
 	}
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultGrace
