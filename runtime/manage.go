@@ -33,6 +33,12 @@ var (
 	ErrSuperseded = messages.ErrSuperseded
 )
 
+// The management calls below are carried out one at a time by the
+// manager actor. A ctx that ends while a call waits makes the call return
+// ctx.Err(), but the operation itself still completes (a PATCH whose
+// restart succeeds afterwards is still saved): the ctx bounds the wait,
+// not the change.
+
 // ServerEntry is one server as the management API shows it: its config in
 // response form (every secret masked) and its live status.
 type ServerEntry struct {
