@@ -80,7 +80,7 @@ func TestAcceptanceHTTP_StatusAndRegistry(t *testing.T) {
 	hung.Env["API_KEY"] = secret
 	broken := exampleServer("broken")
 	broken.Command = []string{"/nonexistent/server"}
-	remote := config.Server{Name: "remote", Type: config.TypeHTTP, URL: "https://example.invalid/mcp", Enabled: true, TimeoutSeconds: 2,
+	remote := config.Server{Name: "remote", Type: config.TypeHTTP, URL: "http://127.0.0.1:1/mcp", Enabled: true, TimeoutSeconds: 2,
 		Headers: map[string]string{"X-Key": secret}, Auth: &config.Auth{Kind: config.AuthBearer, Token: secret}}
 	rt := start(t, Options{}, hung, broken, exampleServer("ok"), remote)
 	api := newAPI(t, rt)

@@ -24,12 +24,12 @@ func TestHTTPSecretsNeverShown(t *testing.T) {
 	}
 	local := exampleServer("local")
 	local.Env["API_KEY"] = secrets[0]
-	remote := config.Server{Name: "remote", Type: config.TypeHTTP, URL: "https://example.invalid/mcp", Enabled: true, TimeoutSeconds: 2,
+	remote := config.Server{Name: "remote", Type: config.TypeHTTP, URL: "http://127.0.0.1:1/mcp", Enabled: true, TimeoutSeconds: 2,
 		Headers: map[string]string{"X-Api-Key": secrets[1]}, Auth: &config.Auth{Kind: config.AuthBearer, Token: secrets[2]}}
 	rt := start(t, Options{}, local, remote)
 	api := newAPI(t, rt)
 	api.waitState("local", status.Ready)
-	api.waitState("remote", status.Failed, status.Ready)
+	api.waitState("remote", status.Failed, status.Backoff, status.Ready)
 
 	var answers []apiAnswer
 	do := func(method, path, body string, code int) apiAnswer {
@@ -46,7 +46,7 @@ func TestHTTPSecretsNeverShown(t *testing.T) {
 	do("GET", "/healthz", "", 200)
 
 	// A POST with secrets answers the masked entry.
-	posted := do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "posted", "type": "sse", "url": "https://example.invalid/sse",
+	posted := do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "posted", "type": "sse", "url": "http://127.0.0.1:1/sse",
 		"enabled": false, "headers": {"Authorization": %q}, "auth": {"kind": "oauth", "client_id": "cid", "client_secret": %q}}`,
 		secrets[4], secrets[6]), 201)
 	var e ServerEntry
@@ -56,7 +56,7 @@ func TestHTTPSecretsNeverShown(t *testing.T) {
 	}
 	do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "posted2", "type": "local", "command": ["/bin/true"], "enabled": false,
 		"env": {"K": %q}}`, secrets[3]), 201)
-	do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "posted3", "type": "http", "url": "https://example.invalid/x", "enabled": false,
+	do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "posted3", "type": "http", "url": "http://127.0.0.1:1/x", "enabled": false,
 		"auth": {"kind": "bearer", "token": %q}}`, secrets[5]), 201)
 
 	// PATCHes that work, that are invalid, and whose restart fails.
@@ -67,7 +67,7 @@ func TestHTTPSecretsNeverShown(t *testing.T) {
 	do("PATCH", "/api/mcp/servers/local", fmt.Sprintf(`{"env": {"K": %q}, "timeout_seconds": "x"}`, secrets[8]), 400)
 	do("PATCH", "/api/mcp/servers/local", fmt.Sprintf(`{"env": {"A=B": %q}}`, secrets[8]), 400)
 	do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "bad", "type": "local", "env": {"K": %q}}`, secrets[8]), 400)
-	do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "bad", "type": "http", "url": "https://example.invalid/x", "auth": {"kind": "bearer", "token": %q, "client_secret": %q}}`, secrets[8], secrets[8]), 400)
+	do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "bad", "type": "http", "url": "http://127.0.0.1:1/x", "auth": {"kind": "bearer", "token": %q, "client_secret": %q}}`, secrets[8], secrets[8]), 400)
 	do("PATCH", "/api/mcp/servers/local", fmt.Sprintf(`{"env": {"K2": %q}, "command": ["/nonexistent/%s"]}`, secrets[9], "srv"), 502)
 	api.waitState("local", status.Ready)
 	do("POST", "/api/mcp/servers/remote/restart", "", 409) // disabled now

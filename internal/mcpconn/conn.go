@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -64,8 +65,11 @@ type Conn struct {
 	cs     *mcp.ClientSession
 	proc   *stdioTransport // nil for an injected transport
 	stderr *stderrWriter
-	tap    *wireTap
+	tap    *wireTap // nil for remote transports
 	tools  []*mcp.Tool
+
+	httpConns *http.Transport    // a remote server's sockets, closed with the Conn
+	endLife   context.CancelFunc // ends a remote transport's streams
 
 	// inflight holds the cancel func of every running call. Close cancels
 	// them all, so that no call keeps the session (and Close) waiting for
@@ -95,9 +99,6 @@ type dialResult struct {
 // through opts.Go, and leaves no process behind.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv := opts.Server
-	if srv.Type != config.TypeLocal && opts.Transport == nil {
-		return nil, fmt.Errorf("connecting %q: transport %q: %w", srv.Name, srv.Type, ErrUnsupported)
-	}
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultGrace
 	}
@@ -118,14 +119,36 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	redactor := Redactor(srv.Secrets())
 	tailMark := tail.mark()
 	stderr := newStderrWriter(logger, tail, srv.Secrets())
-	var proc *stdioTransport
-	var transport mcp.Transport = opts.Transport
-	if transport == nil {
+	var (
+		proc      *stdioTransport
+		tap       *wireTap
+		httpConns *http.Transport
+		transport mcp.Transport = opts.Transport
+	)
+	switch {
+	case transport != nil:
+	case srv.Type == config.TypeLocal:
 		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace, opts.Go)
 		transport = proc
+	default:
+		var err error
+		if transport, httpConns, err = remoteTransport(srv); err != nil {
+			return nil, fmt.Errorf("connecting %q: %w", srv.Name, err)
+		}
 	}
-	tap := newWireTap()
-	transport = tapTransport{inner: transport, tap: tap}
+	// A remote transport keeps the context it connected with for its
+	// streams (the SSE GET lives as long as the session): give it one that
+	// lasts until the Conn closes or the dial is abandoned, not the dial's.
+	life, endLife := context.WithCancel(context.Background())
+	if httpConns != nil {
+		transport = lifetimeTransport{inner: transport, ctx: life}
+	}
+	// The SDK's HTTP connections carry unexported hooks a wrapper would
+	// hide, so only stdio and injected transports get the wire tap.
+	if httpConns == nil {
+		tap = newWireTap()
+		transport = tapTransport{inner: transport, tap: tap}
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
 	defer cancel()
@@ -151,7 +174,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	case r := <-results:
 		if r.err == nil && ctx.Err() == nil {
 			c := newConn(srv, opts, r, proc, stderr, redactor, logger)
-			c.tap = tap
+			c.tap, c.httpConns, c.endLife = tap, httpConns, endLife
 			return c, nil
 		}
 		if r.err == nil { // it succeeded just as the dial was abandoned
@@ -161,11 +184,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		// A server that failed by itself has usually exited already: give
 		// its last stderr lines a moment to arrive for the error message.
 		proc.waitStopped(min(opts.Grace, 500*time.Millisecond))
-		opts.Go(func() { abandon(r, proc, opts.Grace) })
+		endLife()
+		opts.Go(func() { abandon(r, proc, opts.Grace); closeIdle(httpConns) })
 		return fail(r.err)
 	case <-ctx.Done():
 		proc.stopAsync()
-		opts.Go(func() { abandon(<-results, proc, opts.Grace) })
+		endLife()
+		opts.Go(func() { abandon(<-results, proc, opts.Grace); closeIdle(httpConns) })
 		return fail(ctx.Err())
 	}
 }
@@ -246,7 +271,7 @@ func (c *Conn) Tools() []*mcp.Tool { return c.tools }
 // InputSchema returns a tool's input schema exactly as the server sent it
 // (the SDK's decoded form reorders keys and rounds big numbers).
 func (c *Conn) InputSchema(t *mcp.Tool) (json.RawMessage, error) {
-	if raw, ok := c.tap.schema(t.Name); ok {
+	if raw, ok := c.tap.schema(t.Name); c.tap != nil && ok {
 		return raw, nil
 	}
 	return adapter.SchemaJSON(t.InputSchema)
@@ -355,7 +380,17 @@ func (c *Conn) Close() {
 			c.logger.Warn("session did not end after close; continuing")
 		}
 		c.stderr.flush()
+		if c.endLife != nil {
+			c.endLife()
+		}
+		closeIdle(c.httpConns)
 	})
+}
+
+func closeIdle(t *http.Transport) {
+	if t != nil {
+		t.CloseIdleConnections()
+	}
 }
 
 // closeSession closes the SDK session. With calls cancelled and the process

@@ -82,6 +82,9 @@ func (w *wireTap) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // schema returns the input schema of a tool exactly as the server sent it.
 func (w *wireTap) schema(tool string) (json.RawMessage, bool) {
+	if w == nil {
+		return nil, false
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s, ok := w.schemas[tool]
