@@ -54,7 +54,7 @@ const usage = `usage:
 // anywhere else (files, CI logs), where colour codes would be noise.
 func newLogger(w *os.File, level slog.Level) *slog.Logger {
 	if isTerminal(w) {
-		return slog.New(tint.NewHandler(w, &tint.Options{Level: level, TimeFormat: "15:04:05.000"}))
+		return slog.New(tint.NewTextHandler(w, &tint.Options{Level: level, TimeFormat: "15:04:05.000"}))
 	}
 	return slog.New(slog.NewTextHandler(io.Writer(w), &slog.HandlerOptions{Level: level}))
 }
