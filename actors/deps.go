@@ -4,6 +4,7 @@
 package actors
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -41,6 +43,15 @@ type Deps struct {
 	// Transport, if set, supplies the transport of a server instead of its
 	// config (tests and benchmarks: in-memory servers).
 	Transport func(config.Server) mcp.Transport
+	// Elicit answers a server's elicitation/create requests; nil declines
+	// them. server is the server's configured name.
+	Elicit func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Tokens stores the OAuth logins of oauth servers.
+	Tokens tokenstore.Store
+	// OpenURL sends the user to an authorization URL during a login.
+	OpenURL func(ctx context.Context, url string) error
+	// LoginTimeout bounds the wait for the browser (0: the default).
+	LoginTimeout time.Duration
 }
 
 // RestartPolicy is how a server actor restarts a lost session: after an

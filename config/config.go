@@ -26,32 +26,6 @@ const (
 	TypeSSE   = "sse"   // the legacy HTTP+SSE transport at URL
 )
 
-// Auth kinds: how a remote server authenticates mcpvisor.
-const (
-	AuthNone   = "none"   // no credentials
-	AuthBearer = "bearer" // a static token sent as "Authorization: Bearer"
-	AuthOAuth  = "oauth"  // OAuth 2.1 authorization code + PKCE
-)
-
-// Auth is the "auth" object of a remote server.
-//
-// Each kind uses its own fields: bearer only Token; oauth ClientID,
-// ClientSecret and Scopes (both client fields are optional: without them
-// the client registers itself dynamically). Validate rejects fields that the
-// kind does not use, and [ApplyPatch] drops them when the kind changes.
-//
-// Formatting an Auth with fmt or encoding/json yields the masked [AuthView];
-// the storage form is written only by [Marshal].
-type Auth struct {
-	Kind         string   `json:"kind"`
-	Token        string   `json:"token,omitempty"`         // secret
-	ClientID     string   `json:"client_id,omitempty"`     // not secret
-	ClientSecret string   `json:"client_secret,omitempty"` // secret
-	Scopes       []string `json:"scopes,omitempty"`
-
-	unknown []member // fields this version does not know, kept for round trips
-}
-
 // Server is one entry of the file: the configuration of one MCP server.
 //
 // The zero value is not a usable server: Enabled is false and Type is empty.
@@ -126,13 +100,6 @@ func (s Server) Clone() Server {
 	return c
 }
 
-func (a Auth) clone() Auth {
-	c := a
-	c.Scopes = slices.Clone(a.Scopes)
-	c.unknown = cloneMembers(a.unknown)
-	return c
-}
-
 func cloneMembers(ms []member) []member {
 	if ms == nil {
 		return nil
@@ -162,25 +129,15 @@ func (s Server) Equal(o Server) bool {
 		s.timeoutZero == o.timeoutZero
 }
 
-func authOrNone(a *Auth) Auth {
-	if a == nil {
-		return Auth{Kind: AuthNone}
-	}
-	return *a
-}
-
-func (a Auth) equal(o Auth) bool {
-	return a.Kind == o.Kind &&
-		a.Token == o.Token &&
-		a.ClientID == o.ClientID &&
-		a.ClientSecret == o.ClientSecret &&
-		slices.Equal(a.Scopes, o.Scopes)
-}
-
 // Secrets returns every non-empty secret value of s, without duplicates:
-// env and header values, the bearer token, the client secret and the
-// password of the URL's userinfo. Loggers use it to redact output of the
-// server itself (for example a subprocess echoing its environment).
+// env and header values, the bearer token, the client secret, the private
+// key, and the password of the URL's userinfo. Loggers use it to redact
+// output of the server itself (for example a subprocess echoing its
+// environment).
+//
+// The private key comes whole and also line by line (each line of its PEM
+// body longer than 16 characters): redactors work on one line at a time,
+// and a multi-line value never matches within one line.
 func (s Server) Secrets() []string {
 	var out []string
 	add := func(v string) {
@@ -197,6 +154,10 @@ func (s Server) Secrets() []string {
 	if s.Auth != nil {
 		add(s.Auth.Token)
 		add(s.Auth.ClientSecret)
+		add(s.Auth.PrivateKey)
+		for _, line := range pemSecretLines(s.Auth.PrivateKey) {
+			add(line)
+		}
 	}
 	add(urlPassword(s.URL))
 	return out

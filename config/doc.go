@@ -27,10 +27,33 @@
 // configuration rather than an error: editors and crashes truncate files, and
 // refusing to overwrite a file with nothing in it would protect nothing.
 //
+// # Authentication
+//
+// The "auth" object of a remote server has a "kind" ([Auth] lists the
+// fields of each):
+//
+//   - "none": no credentials, the default.
+//   - "bearer": a static "token" sent as "Authorization: Bearer".
+//   - "oauth": OAuth 2.1 authorization code with PKCE, for a server a user
+//     signs in to. The client is pre-registered ("client_id", and
+//     "client_secret" if it is confidential), identified by its Client ID
+//     Metadata Document ("client_metadata_url"), or registers dynamically.
+//   - "client_credentials": the OAuth client credentials grant, machine to
+//     machine. It needs "client_id" and one credential: a "client_secret"
+//     (sent by "client_secret_basic", the default, or "client_secret_post")
+//     or a "private_key" that signs a JWT ("private_key_jwt").
+//
+// Both OAuth kinds need Streamable HTTP (type "http"), and both take
+// "scopes". A field the kind does not use is an error.
+//
+//	"auth": {"kind": "client_credentials", "client_id": "mcpvisor",
+//	         "private_key": "-----BEGIN PRIVATE KEY-----\n...", "scopes": ["read"]}
+//
 // # Secrets
 //
-// Every value of env and headers, the bearer token, the OAuth client secret
-// and the password of a URL's userinfo are secrets, whatever their names.
+// Every value of env and headers, the bearer token, the OAuth client secret,
+// the private key and the password of a URL's userinfo are secrets,
+// whatever their names.
 // There are two serialisations: the storage form written by [Marshal], which
 // holds full values and is only for the file, and the response form
 // ([ServerView], from [Server.View]), which every API answer, log line and
@@ -42,7 +65,8 @@
 //
 // [ApplyPatch] is the PATCH rule of the management API as a pure function:
 // an absent field is kept, a present one replaces, and for the secret maps
-// and auth secrets the empty string deletes. [DecodeServer] decodes the body
+// and auth secrets the empty string deletes. Changing the auth kind drops
+// the fields the new kind does not use. [DecodeServer] decodes the body
 // of a create request.
 //
 // # Saving

@@ -22,6 +22,9 @@ func FuzzParse(f *testing.F) {
 		`{"x":[{"y":1e400}]}`,
 		"\xef\xbb\xbf{}",
 		`{"servers":{"a":{"enabled":null,"name":1}}} `,
+		`{"servers":{"a":{"type":"http","url":"https://h/","auth":{"kind":"client_credentials","client_id":"c","client_secret":"s","token_endpoint_auth_method":"client_secret_post"}}}}`,
+		`{"servers":{"a":{"type":"http","url":"https://h/","auth":{"kind":"client_credentials","client_id":"c","private_key":` + jsonQ(keyPEM) + `,"signing_algorithm":"ES256"}}}}`,
+		`{"servers":{"a":{"type":"sse","url":"https://h/","auth":{"kind":"oauth","client_metadata_url":"https://h/c.json","private_key":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"}}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -87,6 +90,12 @@ func FuzzApplyPatch(f *testing.F) {
 		`{"auth":{"kind":"oauth","client_id":"c","client_secret":"s","scopes":["a"]}}`,
 		`{"auth":{"kind":"none"}}`,
 		`{"auth":{"kind":"bearer","token":""}}`,
+		`{"auth":{"kind":"client_credentials","client_id":"c","client_secret":"s"}}`,
+		`{"auth":{"kind":"client_credentials","client_id":"c","private_key":` + jsonQ(keyPEM) + `}}`,
+		`{"auth":{"private_key":"","client_secret":"s","token_endpoint_auth_method":"client_secret_basic"}}`,
+		`{"auth":{"signing_algorithm":"RS256"}}`,
+		`{"auth":{"kind":"oauth","client_metadata_url":"https://h/c.json"}}`,
+		`{"type":"sse"}`,
 		`{"auth":{"token":null}}`,
 		`{"type":"local","command":["x",""]}`,
 		`{"type":"sse","url":"http://[::1]:80/sse"}`,
@@ -99,12 +108,12 @@ func FuzzApplyPatch(f *testing.F) {
 		`{"url":`,
 		`null`,
 	} {
-		for base := range 3 {
+		for base := range 4 {
 			f.Add(base, []byte(seed))
 		}
 	}
 	f.Fuzz(func(t *testing.T, which int, patch []byte) {
-		bases := []Server{remoteServer(), oauthServer(), localServer()}
+		bases := []Server{remoteServer(), oauthServer(), localServer(), ccServer()}
 		base := bases[uint(which)%uint(len(bases))]
 		before := base.Clone()
 		got, err := ApplyPatch(base, patch)

@@ -2,7 +2,12 @@ package config
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"strings"
 	"testing"
 )
@@ -17,7 +22,40 @@ const (
 	urlSecret    = "URL-SECRET-5e6f7a8b9c"
 )
 
-var plantedSecrets = []string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret}
+// keyPEM is a planted P-256 private key. Each line of its body is a planted
+// secret too: a leak of one line is a leak.
+var keyPEM = pemOf(mustEC(elliptic.P256()))
+
+var plantedSecrets = append([]string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret, keyPEM}, keyBodyLines(keyPEM)...)
+
+func mustEC(c elliptic.Curve) *ecdsa.PrivateKey {
+	k, err := ecdsa.GenerateKey(c, rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// pemOf encodes key as a PKCS #8 "PRIVATE KEY" PEM block.
+func pemOf(key any) string {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		panic(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// keyBodyLines returns the base64 lines of a PEM, armour and lines too
+// short to be distinctive left out.
+func keyBodyLines(p string) []string {
+	var out []string
+	for _, line := range strings.Split(p, "\n") {
+		if len(line) > 16 && !strings.HasPrefix(line, "-----") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
 
 // localServer returns a valid local server carrying planted secrets.
 func localServer() Server {
@@ -49,6 +87,18 @@ func oauthServer() Server {
 		Type:    TypeHTTP,
 		URL:     "https://example.com/mcp",
 		Auth:    &Auth{Kind: AuthOAuth, ClientID: "cid", ClientSecret: clientSecret, Scopes: []string{"read", "write"}},
+		Enabled: true,
+	}
+}
+
+// ccServer returns a valid http server using the client credentials grant
+// with the planted private key.
+func ccServer() Server {
+	return Server{
+		Name:    "m2m",
+		Type:    TypeHTTP,
+		URL:     "https://example.com/mcp",
+		Auth:    &Auth{Kind: AuthClientCredentials, ClientID: "svc", PrivateKey: keyPEM, Scopes: []string{"read"}},
 		Enabled: true,
 	}
 }

@@ -105,17 +105,10 @@ func marshalAuth(a Auth) (json.RawMessage, error) {
 	if a.Kind != "" {
 		add("kind", a.Kind)
 	}
-	if a.Token != "" {
-		add("token", a.Token)
-	}
-	if a.ClientID != "" {
-		add("client_id", a.ClientID)
-	}
-	if a.ClientSecret != "" {
-		add("client_secret", a.ClientSecret)
-	}
-	if len(a.Scopes) > 0 {
-		add("scopes", a.Scopes)
+	for _, f := range authFields {
+		if f.isSet(&a) {
+			add(f.name, f.value(&a))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

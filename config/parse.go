@@ -130,21 +130,15 @@ func decodeAuth(raw json.RawMessage, strict bool) (*Auth, *FieldError) {
 		}
 		path := "auth." + m.key
 		var ferr *FieldError
-		switch m.key {
-		case "kind":
+		f, known := authFieldNamed(m.key)
+		switch {
+		case m.key == "kind":
 			a.Kind, ferr = decodeString(path, m.value)
-		case "token":
-			a.Token, ferr = decodeString(path, m.value)
-		case "client_id":
-			a.ClientID, ferr = decodeString(path, m.value)
-		case "client_secret":
-			a.ClientSecret, ferr = decodeString(path, m.value)
-		case "scopes":
-			a.Scopes, ferr = decodeStrings(path, m.value)
+		case known:
+			ferr = f.decode(a, path, m.value)
+		case strict:
+			return nil, fieldErr(keyPath("auth", m.key), "unknown field")
 		default:
-			if strict {
-				return nil, fieldErr(keyPath("auth", m.key), "unknown field")
-			}
 			a.unknown = append(a.unknown, m)
 		}
 		if ferr != nil {

@@ -10,14 +10,20 @@ import (
 //
 // The rules (DESIGN C4):
 //   - A field that is absent keeps its value.
-//   - "type", "command", "url", "enabled", "timeout_seconds",
-//     "auth.kind", "auth.client_id" and "auth.scopes" replace.
+//   - "type", "command", "url", "enabled", "timeout_seconds" and the
+//     non-secret auth fields ("auth.kind", "auth.client_id",
+//     "auth.scopes", "auth.token_endpoint_auth_method",
+//     "auth.signing_algorithm", "auth.client_metadata_url") replace; for
+//     the last three "" puts back the default.
 //   - "env" and "headers" merge: a key with a non-empty value is set, a key
 //     with "" is deleted, a key not mentioned is kept.
-//   - "auth.token" and "auth.client_secret": a value replaces, "" deletes.
-//   - Changing "auth.kind" drops what only the old kind used: to "oauth"
-//     the token, to "bearer" the client id, secret and scopes, to "none"
-//     all of them. Fields sent in the same patch are applied after the drop.
+//   - "auth.token", "auth.client_secret" and "auth.private_key": a value
+//     replaces, "" deletes.
+//   - Changing "auth.kind" drops every auth field the new kind does not
+//     use: to "none" all of them, to "bearer" all but the token, between
+//     "oauth" and "client_credentials" all but the client id, secret and
+//     scopes they share. Fields sent in the same patch are applied after
+//     the drop.
 //   - "name" may be sent only with the current name: renaming is not
 //     supported.
 //   - null is rejected rather than guessed to mean "keep" or "delete",
@@ -136,17 +142,12 @@ func patchAuth(cur *Auth, raw json.RawMessage) (*Auth, *FieldError) {
 	for _, m := range fields {
 		path := keyPath("auth", m.key)
 		var err *FieldError
-		switch m.key {
-		case "kind":
-		case "token":
-			a.Token, err = decodeString(path, m.value)
-		case "client_id":
-			a.ClientID, err = decodeString(path, m.value)
-		case "client_secret":
-			a.ClientSecret, err = decodeString(path, m.value)
-		case "scopes":
-			a.Scopes, err = decodeStrings(path, m.value)
-		default:
+		if m.key == "kind" {
+			continue
+		}
+		if f, ok := authFieldNamed(m.key); ok {
+			err = f.decode(a, path, m.value)
+		} else {
 			err = fieldErr(path, "unknown field")
 		}
 		if err != nil {
@@ -154,20 +155,6 @@ func patchAuth(cur *Auth, raw json.RawMessage) (*Auth, *FieldError) {
 		}
 	}
 	return a, nil
-}
-
-// dropFor clears what the current kind uses and kind does not. For a kind
-// Validate will reject anyway, nothing is dropped: the user can still fix
-// the kind without losing anything.
-func (a *Auth) dropFor(kind string) {
-	switch kind {
-	case AuthNone:
-		a.Token, a.ClientID, a.ClientSecret, a.Scopes = "", "", "", nil
-	case AuthBearer:
-		a.ClientID, a.ClientSecret, a.Scopes = "", "", nil
-	case AuthOAuth:
-		a.Token = ""
-	}
 }
 
 // DecodeServer decodes the body of a create request, {"name": ...} plus the

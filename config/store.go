@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
+
+	"github.com/openprogram/mcpvisor/internal/atomicfile"
 )
 
 // Store is the configuration file on disk, <Dir()>/mcp_servers.json.
@@ -87,7 +88,7 @@ func (st Store) Save(f *File) error {
 	if err := checkOverwritable(path); err != nil {
 		return err
 	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("saving %s: %w", path, err)
 	}
 	return nil
@@ -108,54 +109,4 @@ func checkOverwritable(path string) error {
 		return &ParseError{Path: path, Err: err, refused: true}
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// directory (a rename is atomic only within one file system).
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	// CreateTemp opens with O_CREATE|O_EXCL and mode 0600 in one call, so
-	// the content is never readable by others, not even briefly; the rename
-	// then gives the target that mode, whatever it had before.
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("creating temporary file: %w", err)
-	}
-	renamed := false
-	defer func() {
-		if err != nil && !renamed {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("writing temporary file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("syncing temporary file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("closing temporary file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replacing the file: %w", err)
-	}
-	renamed = true
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("syncing directory (the file is replaced, but may not survive a crash): %w", err)
-	}
-	return nil
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil // Windows cannot open a directory for syncing
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -46,7 +46,10 @@ func isNameByte(c byte) bool {
 // url, headers, auth, timeout_seconds.
 //
 // Fields that the type does not use (a command on an http server) are not
-// errors: they are kept so that switching the type back restores them.
+// errors: they are kept so that switching the type back restores them. The
+// exception is an OAuth auth kind ("oauth", "client_credentials") on a type
+// other than "http": that would not be a leftover but a server that cannot
+// authenticate, so it is reported on "auth.kind".
 func (s Server) Validate() error {
 	if err := ValidateName(s.Name); err != nil {
 		return err
@@ -102,7 +105,7 @@ func (s Server) validate() *FieldError {
 			return fieldErr(keyPath("headers", k), "value must not contain control characters")
 		}
 	}
-	if err := s.Auth.validate(); err != nil {
+	if err := s.Auth.validate(s.Type); err != nil {
 		return err
 	}
 	if s.timeoutZero || s.TimeoutSeconds < 0 || s.TimeoutSeconds > MaxTimeoutSeconds {
@@ -112,46 +115,51 @@ func (s Server) validate() *FieldError {
 	return nil
 }
 
-// validate checks that a has a known kind, what that kind needs, and
-// nothing that another kind uses: a leftover secret is a mistake to report,
-// not a credential to carry along silently.
-func (a *Auth) validate() *FieldError {
+// validate checks that a has a known kind that fits the server type, what
+// that kind needs, and nothing that another kind uses: a leftover secret is
+// a mistake to report, not a credential to carry along silently.
+func (a *Auth) validate(serverType string) *FieldError {
 	if a == nil {
 		return nil
 	}
-	unused := func(field string) *FieldError {
-		return fieldErr(field, fmt.Sprintf("not used with kind %q", a.Kind))
+	const kinds = `"none", "bearer", "oauth" or "client_credentials"`
+	switch {
+	case a.Kind == "":
+		return fieldErr("auth.kind", "required: "+kinds)
+	case !knownKind(a.Kind):
+		return fieldErr("auth.kind", fmt.Sprintf("unknown kind %s: want %s", quote(a.Kind), kinds))
+	case slices.Contains(oauthKinds, a.Kind) && serverType != TypeHTTP:
+		// MCP authorization came with the revision that replaced HTTP+SSE
+		// by Streamable HTTP; mcpvisor does OAuth on the latter only.
+		return fieldErr("auth.kind", fmt.Sprintf(
+			`kind %q needs Streamable HTTP: OAuth works only with type "http", not %q`, a.Kind, serverType))
+	}
+	for _, f := range authFields {
+		if f.isSet(a) && !slices.Contains(f.kinds, a.Kind) {
+			return fieldErr("auth."+f.name, fmt.Sprintf("not used with kind %q", a.Kind))
+		}
 	}
 	switch a.Kind {
-	case AuthNone, AuthBearer, AuthOAuth:
-	case "":
-		return fieldErr("auth.kind", `required: "none", "bearer" or "oauth"`)
-	default:
-		return fieldErr("auth.kind", fmt.Sprintf(`unknown kind %s: want "none", "bearer" or "oauth"`, quote(a.Kind)))
-	}
-	if a.Kind == AuthBearer {
+	case AuthBearer:
 		if a.Token == "" {
 			return fieldErr("auth.token", `required for kind "bearer"`)
 		}
 		if !validHeaderValue(a.Token) {
 			return fieldErr("auth.token", "must not contain control characters")
 		}
-	} else if a.Token != "" {
-		return unused("auth.token")
-	}
-	if a.Kind != AuthOAuth {
-		switch {
-		case a.ClientID != "":
-			return unused("auth.client_id")
-		case a.ClientSecret != "":
-			return unused("auth.client_secret")
-		case len(a.Scopes) > 0:
-			return unused("auth.scopes")
+	case AuthOAuth:
+		if a.ClientSecret != "" && a.ClientID == "" {
+			return fieldErr("auth.client_secret", "requires auth.client_id")
 		}
-		return nil
-	}
-	if a.ClientSecret != "" && a.ClientID == "" {
-		return fieldErr("auth.client_secret", "requires auth.client_id")
+		if a.ClientMetadataURL != "" {
+			if msg := metadataURLProblem(a.ClientMetadataURL); msg != "" {
+				return fieldErr("auth.client_metadata_url", msg)
+			}
+		}
+	case AuthClientCredentials:
+		if err := a.validateClientCredentials(); err != nil {
+			return err
+		}
 	}
 	for i, sc := range a.Scopes {
 		// RFC 6749 section 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
@@ -165,6 +173,90 @@ func (a *Auth) validate() *FieldError {
 		}
 	}
 	return nil
+}
+
+// validateClientCredentials checks the client id, that there is exactly one
+// credential, and that the method and algorithm fit it.
+func (a *Auth) validateClientCredentials() *FieldError {
+	if a.ClientID == "" {
+		return fieldErr("auth.client_id", `required for kind "client_credentials"`)
+	}
+	switch a.TokenEndpointAuthMethod {
+	case "", AuthMethodClientSecretBasic, AuthMethodClientSecretPost, AuthMethodPrivateKeyJWT:
+	default:
+		return fieldErr("auth.token_endpoint_auth_method", fmt.Sprintf(
+			`unknown method %s: want "client_secret_basic", "client_secret_post" or "private_key_jwt"`,
+			quote(a.TokenEndpointAuthMethod)))
+	}
+	switch {
+	case a.ClientSecret == "" && a.PrivateKey == "":
+		return fieldErr("auth.client_secret", `kind "client_credentials" needs a credential: auth.client_secret or auth.private_key`)
+	case a.ClientSecret != "" && a.PrivateKey != "":
+		return fieldErr("auth.private_key", "set either auth.client_secret or auth.private_key, not both")
+	}
+	method := a.TokenAuthMethod()
+	if method == AuthMethodPrivateKeyJWT && a.PrivateKey == "" {
+		return fieldErr("auth.token_endpoint_auth_method", fmt.Sprintf("%q needs auth.private_key, not auth.client_secret", method))
+	}
+	if method != AuthMethodPrivateKeyJWT && a.ClientSecret == "" {
+		return fieldErr("auth.token_endpoint_auth_method", fmt.Sprintf("%q needs auth.client_secret, not auth.private_key", method))
+	}
+	if a.PrivateKey == "" {
+		if a.SigningAlg != "" {
+			return fieldErr("auth.signing_algorithm", "requires auth.private_key")
+		}
+		return nil
+	}
+	key, err := parsePrivateKey(a.PrivateKey)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.SigningAlg == "" || slices.Contains(key.algs, a.SigningAlg):
+	case !slices.Contains([]string{AlgES256, AlgES384, AlgRS256, AlgPS256}, a.SigningAlg):
+		return fieldErr("auth.signing_algorithm", fmt.Sprintf(
+			`unknown algorithm %s: want "ES256", "ES384", "RS256" or "PS256"`, quote(a.SigningAlg)))
+	default:
+		return fieldErr("auth.signing_algorithm", fmt.Sprintf(
+			"%q does not fit %s: use %s", a.SigningAlg, key.desc, orList(key.algs)))
+	}
+	return nil
+}
+
+// metadataURLProblem checks a Client ID Metadata Document URL by the rules
+// the draft (draft-ietf-oauth-client-id-metadata-document) sets for a URL
+// that serves as a client id; it returns "" if the URL is fine. The URL is
+// never quoted: it is not a secret, but a malformed one may hold anything.
+func metadataURLProblem(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Scheme != "https" || u.Opaque != "" || u.Hostname() == "":
+		return "must be an absolute https:// URL with a host"
+	case u.User != nil:
+		return "must not contain a user name or password"
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return "must not contain a fragment"
+	case u.Path == "" || u.Path == "/":
+		return "must have a path, such as https://example.com/oauth/client.json: a client id URL is never the root of a site"
+	}
+	for seg := range strings.SplitSeq(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return `must not contain "." or ".." path segments`
+		}
+	}
+	return ""
+}
+
+// orList formats ["a", "b"] as `"a" or "b"`.
+func orList(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 func validHTTPURL(raw string) bool {

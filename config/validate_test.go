@@ -85,12 +85,11 @@ func TestValidateErrors(t *testing.T) {
 		}, "auth.scopes", "fs", "not used"},
 		{"none with token", func(s *Server) { s.Auth = &Auth{Kind: AuthNone, Token: tokenSecret} }, "auth.token", "fs", `not used with kind "none"`},
 		{"none with client id", func(s *Server) { s.Auth = &Auth{Kind: AuthNone, ClientID: "c"} }, "auth.client_id", "fs", "not used"},
-		{"oauth with token", func(s *Server) { s.Auth = &Auth{Kind: AuthOAuth, Token: tokenSecret} }, "auth.token", "fs", `not used with kind "oauth"`},
-		{"oauth secret without id", func(s *Server) {
-			s.Auth = &Auth{Kind: AuthOAuth, ClientSecret: clientSecret}
-		}, "auth.client_secret", "fs", "requires auth.client_id"},
-		{"oauth empty scope", func(s *Server) { s.Auth = &Auth{Kind: AuthOAuth, Scopes: []string{"a", ""}} }, "auth.scopes[1]", "fs", "scope"},
-		{"oauth scope with space", func(s *Server) { s.Auth = &Auth{Kind: AuthOAuth, Scopes: []string{"a b"}} }, "auth.scopes[0]", "fs", "scope"},
+		{"oauth with token", onHTTP(&Auth{Kind: AuthOAuth, Token: tokenSecret}), "auth.token", "fs", `not used with kind "oauth"`},
+		{"oauth secret without id", onHTTP(&Auth{Kind: AuthOAuth, ClientSecret: clientSecret}), "auth.client_secret", "fs", "requires auth.client_id"},
+		{"oauth empty scope", onHTTP(&Auth{Kind: AuthOAuth, Scopes: []string{"a", ""}}), "auth.scopes[1]", "fs", "scope"},
+		{"oauth scope with space", onHTTP(&Auth{Kind: AuthOAuth, Scopes: []string{"a b"}}), "auth.scopes[0]", "fs", "scope"},
+		{"oauth on local", func(s *Server) { s.Auth = &Auth{Kind: AuthOAuth} }, "auth.kind", "fs", `OAuth works only with type "http", not "local"`},
 		{"negative timeout", func(s *Server) { s.TimeoutSeconds = -1 }, "timeout_seconds", "fs", "between 1 and 3600"},
 		{"absurd timeout", func(s *Server) { s.TimeoutSeconds = MaxTimeoutSeconds + 1 }, "timeout_seconds", "fs", "between"},
 		{"explicit zero timeout", func(s *Server) { s.timeoutZero = true }, "timeout_seconds", "fs", "leave it out"},
@@ -113,6 +112,11 @@ func TestValidateErrors(t *testing.T) {
 			assertNoSecret(t, "Validate error", err.Error())
 		})
 	}
+}
+
+// onHTTP returns an edit that makes the server an http one using a.
+func onHTTP(a *Auth) func(*Server) {
+	return func(s *Server) { s.Type, s.URL, s.Auth = TypeHTTP, "https://example.com/mcp", a }
 }
 
 func TestFieldErrorString(t *testing.T) {

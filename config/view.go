@@ -16,14 +16,25 @@ type SecretView struct {
 
 // AuthView is the response form of [Auth]: the kind and the non-secret
 // fields, with each secret reduced to a flag and a mask.
+//
+// TokenEndpointAuthMethod and SigningAlgorithm are as configured, "" for
+// the default, so that a client that sends a view back does not pin a
+// default that a later change of credential would have changed.
 type AuthView struct {
-	Kind               string   `json:"kind"`
-	HasToken           bool     `json:"has_token"`
-	TokenMasked        string   `json:"token_masked,omitempty"`
-	ClientID           string   `json:"client_id,omitempty"`
-	HasClientSecret    bool     `json:"has_client_secret"`
-	ClientSecretMasked string   `json:"client_secret_masked,omitempty"`
-	Scopes             []string `json:"scopes,omitempty"`
+	Kind               string `json:"kind"`
+	HasToken           bool   `json:"has_token"`
+	TokenMasked        string `json:"token_masked,omitempty"`
+	ClientID           string `json:"client_id,omitempty"`
+	HasClientSecret    bool   `json:"has_client_secret"`
+	ClientSecretMasked string `json:"client_secret_masked,omitempty"`
+	HasPrivateKey      bool   `json:"has_private_key"`
+	// PrivateKeyMasked is "****" when a key is set: the end of a PEM is
+	// its armour and padding, which would not help to recognise it.
+	PrivateKeyMasked        string   `json:"private_key_masked,omitempty"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty"`
+	SigningAlgorithm        string   `json:"signing_algorithm,omitempty"`
+	ClientMetadataURL       string   `json:"client_metadata_url,omitempty"`
+	Scopes                  []string `json:"scopes,omitempty"`
 }
 
 // ServerView is the response form of [Server], the only form in which a
@@ -89,15 +100,23 @@ func (a *Auth) View() AuthView {
 	if a == nil {
 		return AuthView{Kind: AuthNone}
 	}
-	return AuthView{
-		Kind:               a.Kind,
-		HasToken:           a.Token != "",
-		TokenMasked:        Mask(a.Token),
-		ClientID:           a.ClientID,
-		HasClientSecret:    a.ClientSecret != "",
-		ClientSecretMasked: Mask(a.ClientSecret),
-		Scopes:             slices.Clone(a.Scopes),
+	v := AuthView{
+		Kind:                    a.Kind,
+		HasToken:                a.Token != "",
+		TokenMasked:             Mask(a.Token),
+		ClientID:                a.ClientID,
+		HasClientSecret:         a.ClientSecret != "",
+		ClientSecretMasked:      Mask(a.ClientSecret),
+		HasPrivateKey:           a.PrivateKey != "",
+		TokenEndpointAuthMethod: a.TokenEndpointAuthMethod,
+		SigningAlgorithm:        a.SigningAlg,
+		ClientMetadataURL:       a.ClientMetadataURL,
+		Scopes:                  slices.Clone(a.Scopes),
 	}
+	if v.HasPrivateKey {
+		v.PrivateKeyMasked = "****"
+	}
+	return v
 }
 
 func redactURL(raw string) string {

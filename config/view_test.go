@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,7 +71,7 @@ func TestViewJSON(t *testing.T) {
 	}
 	const want = `{"name":"fs","type":"local","command":["npx","x"],` +
 		`"env":{"SHORT":{"has_value":true,"masked":"****"},"TOKEN":{"has_value":true,"masked":"****9e2b"}},` +
-		`"headers":{},"auth":{"kind":"none","has_token":false,"has_client_secret":false},"enabled":true,"timeout_seconds":30}`
+		`"headers":{},"auth":{"kind":"none","has_token":false,"has_client_secret":false,"has_private_key":false},"enabled":true,"timeout_seconds":30}`
 	if string(b) != want {
 		t.Errorf("view JSON =\n%s\nwant\n%s", b, want)
 	}
@@ -83,12 +84,14 @@ func TestNoSecretInAnyResponseForm(t *testing.T) {
 	s.URL = "https://u:" + urlSecret + "@example.com/mcp"
 	s.Env = map[string]string{"E": envSecret}
 	o := oauthServer()
+	cc := ccServer()
 	f := &File{}
 	f.Put(s)
 	f.Put(o)
+	f.Put(cc)
 
 	var outputs []string
-	for _, v := range []any{s, &s, o, *o.Auth, o.Auth, f, *f} {
+	for _, v := range []any{s, &s, o, *o.Auth, o.Auth, cc, *cc.Auth, f, *f} {
 		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 			outputs = append(outputs, fmt.Sprintf(verb, v))
 		}
@@ -98,7 +101,7 @@ func TestNoSecretInAnyResponseForm(t *testing.T) {
 		}
 		outputs = append(outputs, string(b))
 	}
-	for _, v := range []any{s.View(), o.View()} {
+	for _, v := range []any{s.View(), o.View(), cc.View()} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +109,7 @@ func TestNoSecretInAnyResponseForm(t *testing.T) {
 		outputs = append(outputs, string(b), fmt.Sprintf("%+v", v))
 	}
 	var logs bytes.Buffer
-	slog.New(slog.NewJSONHandler(&logs, nil)).Info("server", "s", s, "o", o, "auth", o.Auth)
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("server", "s", s, "o", o, "auth", o.Auth, "cc", cc)
 	slog.New(slog.NewTextHandler(&logs, nil)).Info("server", "s", s, "o", o, "auth", *o.Auth)
 	outputs = append(outputs, logs.String())
 
@@ -130,5 +133,65 @@ func TestSecrets(t *testing.T) {
 	}
 	if got := (Server{Name: "x", Type: TypeLocal}).Secrets(); len(got) != 0 {
 		t.Errorf("Secrets of a server without secrets = %q", got)
+	}
+}
+
+func TestViewClientCredentials(t *testing.T) {
+	s := ccServer()
+	s.Auth.SigningAlg = AlgES256
+	v := s.View().Auth
+	want := AuthView{Kind: AuthClientCredentials, ClientID: "svc", HasPrivateKey: true, PrivateKeyMasked: "****",
+		SigningAlgorithm: AlgES256, Scopes: []string{"read"}}
+	if fmt.Sprint(v) != fmt.Sprint(want) {
+		t.Errorf("view = %+v\nwant   %+v", v, want)
+	}
+	b, err := json.Marshal(s.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantAuth = `"auth":{"kind":"client_credentials","has_token":false,"client_id":"svc","has_client_secret":false,` +
+		`"has_private_key":true,"private_key_masked":"****","signing_algorithm":"ES256","scopes":["read"]}`
+	if !strings.Contains(string(b), wantAuth) {
+		t.Errorf("view JSON =\n%s\nwant it to contain\n%s", b, wantAuth)
+	}
+	assertNoSecret(t, "view JSON", string(b))
+
+	// Defaults are not shown: the view says what is configured.
+	sec := ccServer()
+	sec.Auth.PrivateKey, sec.Auth.ClientSecret = "", clientSecret
+	if v := sec.View().Auth; v.TokenEndpointAuthMethod != "" || v.HasPrivateKey || v.PrivateKeyMasked != "" || v.ClientSecretMasked != Mask(clientSecret) {
+		t.Errorf("secret view = %+v", v)
+	}
+	o := oauthServer()
+	o.Auth.ClientMetadataURL = "https://example.com/c.json"
+	if v := o.View().Auth; v.ClientMetadataURL != "https://example.com/c.json" {
+		t.Errorf("oauth view = %+v", v)
+	}
+}
+
+func TestSecretsPrivateKey(t *testing.T) {
+	s := ccServer()
+	got := s.Secrets()
+	want := append([]string{keyPEM}, keyBodyLines(keyPEM)...)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Secrets = %q\nwant %q", got, want)
+	}
+	// What the stderr redactor does: replace secrets, longest first, in
+	// each line. A key printed line by line or as an escaped JSON string
+	// must come out without any line of its body.
+	slices.SortFunc(got, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, v := range got {
+		pairs = append(pairs, v, "[redacted]")
+	}
+	r := strings.NewReplacer(pairs...)
+	printed := keyPEM + jsonQ(keyPEM) + "\n" + strings.ReplaceAll(keyPEM, "\n", "\r\n")
+	var out strings.Builder
+	for line := range strings.Lines(printed) {
+		out.WriteString(r.Replace(line))
+	}
+	assertNoSecret(t, "redacted output", out.String())
+	if !strings.Contains(out.String(), "-----BEGIN PRIVATE KEY-----") {
+		t.Errorf("the armour is not a secret, yet was redacted:\n%s", out.String())
 	}
 }

@@ -46,7 +46,7 @@ func TestHTTPSecretsNeverShown(t *testing.T) {
 	do("GET", "/healthz", "", 200)
 
 	// A POST with secrets answers the masked entry.
-	posted := do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "posted", "type": "sse", "url": "http://127.0.0.1:1/sse",
+	posted := do("POST", "/api/mcp/servers", fmt.Sprintf(`{"name": "posted", "type": "http", "url": "http://127.0.0.1:1/mcp",
 		"enabled": false, "headers": {"Authorization": %q}, "auth": {"kind": "oauth", "client_id": "cid", "client_secret": %q}}`,
 		secrets[4], secrets[6]), 201)
 	var e ServerEntry

@@ -42,6 +42,22 @@ type Options struct {
 	// Default "mcpvisor" and the module version.
 	ClientName    string
 	ClientVersion string
+	// Elicit is called when a server asks the user for input
+	// (elicitation/create); server is its configured name. It may block
+	// while the user answers, until ctx ends. Default: every request is
+	// declined at once (Action "decline"), so a server never hangs on it.
+	Elicit func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+
+	// OpenURL sends the user to an OAuth authorization URL when a server of
+	// auth kind "oauth" needs a login (its first one, or after a refused
+	// refresh once the user restarts it). The login waits on a loopback
+	// callback until the browser comes back, LoginTimeout passes, or the
+	// server is restarted, disabled, deleted or shut down. Default: log the
+	// URL and try the platform's opener (xdg-open, open). The URL is also
+	// in the server's status (authorize_url) while the login waits.
+	OpenURL func(ctx context.Context, url string) error
+	// LoginTimeout bounds the wait for the browser. Default 5 minutes.
+	LoginTimeout time.Duration
 
 	// transport, if set, replaces every server's transport; tests and
 	// benchmarks in this package use it for in-memory servers.
@@ -66,6 +82,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ClientVersion == "" {
 		o.ClientVersion = "0.1.0"
+	}
+	if o.OpenURL == nil {
+		o.OpenURL = defaultOpenURL(o.Logger)
 	}
 }
 

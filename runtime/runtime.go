@@ -32,6 +32,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors/manager"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -108,16 +109,20 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		actor.WithDeadLetterThrottleInterval(100*time.Millisecond),
 	)
 	deps := &actors.Deps{
-		Logger:      opts.Logger,
-		Registry:    r.registry,
-		Board:       r.board,
-		Work:        &r.work,
-		Grace:       opts.StopGrace,
-		Restart:     opts.Restart,
-		Client:      &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
-		Transport:   opts.transport,
-		Config:      &r.config,
-		ConfigError: &r.configError,
+		Logger:       opts.Logger,
+		Registry:     r.registry,
+		Board:        r.board,
+		Work:         &r.work,
+		Grace:        opts.StopGrace,
+		Restart:      opts.Restart,
+		Client:       &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
+		Transport:    opts.transport,
+		Elicit:       opts.Elicit,
+		Tokens:       tokenstore.Store{Dir: r.opts.stateDir},
+		OpenURL:      opts.OpenURL,
+		LoginTimeout: opts.LoginTimeout,
+		Config:       &r.config,
+		ConfigError:  &r.configError,
 	}
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })

@@ -28,6 +28,13 @@ const (
 	Stopped State = "stopped"
 	// Backoff: the session was lost; a new one starts at NextRetryAt.
 	Backoff State = "backoff"
+	// Authorizing: an OAuth login waits for the user in the browser, at
+	// AuthorizeURL.
+	Authorizing State = "authorizing"
+	// NeedsAuth: the server needs the user to log in (a refused refresh, a
+	// login that failed or timed out). Nothing retries it: a restart
+	// starts a login.
+	NeedsAuth State = "needs_auth"
 )
 
 // Kinds of error, for hosts that react to a class of failure rather than
@@ -38,6 +45,7 @@ const (
 	KindTimeout         = "timeout"
 	KindConnectFailed   = "connect_failed"
 	KindSessionLost     = "session_lost"
+	KindNeedsReauth     = "needs_reauth"
 )
 
 // Server is one server's status.
@@ -56,6 +64,9 @@ type Server struct {
 	// NextRetryAt is when the next attempt starts, in state backoff.
 	NextRetryAt *time.Time `json:"next_retry_at,omitempty"`
 	PID         int        `json:"pid,omitempty"`
+	// AuthorizeURL is where the user logs in, in state authorizing: a host
+	// shows it in case the browser did not open.
+	AuthorizeURL string `json:"authorize_url,omitempty"`
 	// StderrTail is the server's last stderr lines, oldest first, with known
 	// secrets removed.
 	StderrTail []string `json:"stderr_tail,omitempty"`

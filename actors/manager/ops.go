@@ -164,7 +164,14 @@ func (a *Actor) remove(c actor.Context, name string, reply chan<- error) error {
 	if err := a.edit(func(f *config.File) error { f.Remove(name); return nil }); err != nil {
 		return err
 	}
-	e.onGone = func() { reply <- nil }
+	e.onGone = func() {
+		// Its stored OAuth login goes with it: a server added later under
+		// the same name must not inherit someone's tokens.
+		if err := a.Deps.Tokens.Delete(name); err != nil {
+			a.Deps.Logger.Warn("deleting the stored login failed", "server", name, "error", err)
+		}
+		reply <- nil
+	}
 	a.drop(c, e)
 	a.publishConfig()
 	return nil

@@ -61,5 +61,5 @@ func (a *Actor) cancelRetry() {
 // retryable reports whether retrying can fix an error of this kind; the
 // others wait for a management action.
 func retryable(kind string) bool {
-	return kind != status.KindCommandNotFound && kind != status.KindInvalidConfig
+	return kind != status.KindCommandNotFound && kind != status.KindInvalidConfig && kind != status.KindNeedsReauth
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
@@ -62,6 +63,8 @@ type Actor struct {
 	gen      uint64 // generation of the current session child
 	session  *actor.PID
 	draining *actor.PID // a stopped session not terminated yet
+	login    *login     // the waiting OAuth login, if any
+	logins   uint64     // logins started, for unique child names
 	spawnDue bool       // spawn a session once draining terminated
 	connects int        // sessions started, for status' restarts
 	current  atomic.Pointer[mcpconn.Conn]
@@ -99,6 +102,9 @@ func (a *Actor) Receive(c actor.Context) {
 		if a.session != nil {
 			d.Children = []*actor.PID{a.session}
 		}
+		if a.login != nil {
+			d.Children = append(d.Children, a.login.pid)
+		}
 		c.Respond(d)
 		return
 	case messages.Panic:
@@ -114,6 +120,9 @@ func (a *Actor) Receive(c actor.Context) {
 	if a.stopping {
 		// User messages still arrive while the children stop; a session
 		// report now must not register anything again.
+		if msg, ok := c.Message().(messages.LoginNeeded); ok {
+			msg.Reply <- messages.LoginResult{Err: oauthflow.ErrLoginCancelled}
+		}
 		return
 	}
 	switch msg := c.Message().(type) {
@@ -138,7 +147,17 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case messages.SessionLost:
 		if msg.Gen == a.gen {
-			a.lose(c, msg.Err, status.KindSessionLost)
+			kind := status.KindSessionLost
+			if errors.Is(msg.Err, oauthflow.ErrNeedsReauth) {
+				kind = status.KindNeedsReauth
+			}
+			a.lose(c, msg.Err, kind)
+		}
+	case messages.LoginNeeded:
+		a.startLogin(c, msg)
+	case messages.LoginAbandoned:
+		if a.login != nil && a.login.reply == msg.Reply {
+			a.stopLogin(c)
 		}
 	case retryNow:
 		if msg.token == a.retryToken && a.recovering {
@@ -228,6 +247,8 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 	case a.draining != nil && who.Equal(a.draining):
 		a.draining = nil
 		a.spawnSession(c)
+	case a.login != nil && who.Equal(a.login.pid):
+		a.loginOver()
 	case a.session != nil && who.Equal(a.session):
 		// It died without reporting (a panic): nothing of it is live.
 		a.session = nil
@@ -287,6 +308,7 @@ func (a *Actor) withdraw() {
 // report it sent before it stopped (a SessionReady overtaken by our own
 // Stop, which is a system message) must not be taken for a live session.
 func (a *Actor) stopSession(c actor.Context) {
+	a.stopLogin(c) // a login belongs to the session that asked for it
 	if a.session != nil {
 		c.Stop(a.session)
 		a.draining, a.session = a.session, nil
@@ -357,6 +379,10 @@ func (a *Actor) setState(s status.State) {
 
 func (a *Actor) setFailed(err error, kind string) {
 	a.st.Error, a.st.ErrorKind = err.Error(), kind
+	if kind == status.KindNeedsReauth {
+		a.setState(status.NeedsAuth)
+		return
+	}
 	a.setState(status.Failed)
 }
 
@@ -371,6 +397,8 @@ func (a *Actor) publish() {
 func errorKind(err error) string {
 	var fe *config.FieldError
 	switch {
+	case errors.Is(err, oauthflow.ErrNeedsReauth):
+		return status.KindNeedsReauth
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return status.KindCommandNotFound
 	case errors.As(err, &fe), errors.Is(err, mcpconn.ErrUnsupported):

@@ -17,15 +17,19 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
 )
 
@@ -119,6 +123,13 @@ func (a *Actor) start(c actor.Context) {
 	if a.deps.Transport != nil {
 		opts.Transport = a.deps.Transport(a.cfg)
 	}
+	if elicit, name := a.deps.Elicit, a.cfg.Name; elicit != nil {
+		opts.Elicit = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return elicit(ctx, name, req)
+		}
+	}
+	opts.Tokens = a.deps.Tokens
+	opts.Login = a.loginFunc(c)
 	hand := a.hand
 	a.deps.Work.Go(func() {
 		conn, err := mcpconn.Dial(ctx, opts)
@@ -134,6 +145,27 @@ func (a *Actor) start(c actor.Context) {
 		}
 		root.Send(self, dialed{gen: gen, conn: conn})
 	})
+}
+
+// loginFunc asks the server actor for an interactive login and waits for
+// its one result. A waiter that gives up tells the server, whose callback
+// actor then closes its socket.
+func (a *Actor) loginFunc(c actor.Context) oauthflow.Login {
+	root, parent, gen := c.ActorSystem().Root, c.Parent(), a.gen
+	return func(ctx context.Context, authURL, redirectURI string) (*auth.AuthorizationResult, error) {
+		reply := make(chan messages.LoginResult, 1)
+		root.Send(parent, messages.LoginNeeded{Gen: gen, URL: authURL, RedirectURI: redirectURI, Reply: reply})
+		select {
+		case r := <-reply:
+			if r.Err != nil {
+				return nil, r.Err
+			}
+			return &auth.AuthorizationResult{Code: r.Code, State: r.State, Iss: r.Iss}, nil
+		case <-ctx.Done():
+			root.Send(parent, messages.LoginAbandoned{Reply: reply})
+			return nil, fmt.Errorf("%w: %w", oauthflow.ErrLoginCancelled, ctx.Err())
+		}
+	}
 }
 
 // watch reports the end of the transport to the actor. The goroutine ends

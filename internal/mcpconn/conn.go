@@ -13,12 +13,16 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -50,6 +54,16 @@ type Options struct {
 	// an abandoned dial, a process being stopped). The owner waits for it
 	// at shutdown. Default: a plain goroutine.
 	Go func(func())
+	// Elicit answers the server's elicitation/create requests (the server
+	// asks the user for input). Default: every request is declined at once.
+	// The client advertises the elicitation capability either way.
+	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Login runs an interactive OAuth login for an oauth server. Nil: a
+	// login fails with oauthflow.ErrNeedsReauth. The dial's timeout does
+	// not run while it waits.
+	Login oauthflow.Login
+	// Tokens stores the OAuth logins of oauth servers across restarts.
+	Tokens tokenstore.Store
 }
 
 // Conn is a connected, initialized MCP session with its tool list.
@@ -70,6 +84,11 @@ type Conn struct {
 
 	httpConns *http.Transport    // a remote server's sockets, closed with the Conn
 	endLife   context.CancelFunc // ends a remote transport's streams
+	closeAuth func()             // stops an OAuth login's background refresh
+
+	// cause, if set before the transport ends, is why it was ended from
+	// here (a refused token refresh) and becomes Err.
+	cause atomic.Pointer[error]
 
 	// inflight holds the cancel func of every running call. Close cancels
 	// them all, so that no call keeps the session (and Close) waiting for
@@ -122,9 +141,38 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	var (
 		proc      *stdioTransport
 		tap       *wireTap
-		httpConns *http.Transport
+		rem       *remoteParts
 		transport mcp.Transport = opts.Transport
 	)
+	ctx, deadline, cancel := withDialDeadline(ctx, srv.Timeout())
+	defer cancel()
+	var (
+		live   atomic.Pointer[Conn]
+		authMu sync.Mutex
+		failed error // a login or refresh that needs the user
+	)
+	needsUser := func(err error) {
+		authMu.Lock()
+		if failed == nil {
+			failed = err
+		}
+		authMu.Unlock()
+		if c := live.Load(); c != nil {
+			c.endWith(err)
+		}
+	}
+	login := func(ctx context.Context, authURL, redirectURI string) (*auth.AuthorizationResult, error) {
+		if opts.Login == nil {
+			return nil, fmt.Errorf("%w: no way to open a browser", oauthflow.ErrNeedsReauth)
+		}
+		deadline.pause()
+		defer deadline.resume()
+		res, err := opts.Login(ctx, authURL, redirectURI)
+		if err != nil && ctx.Err() == nil {
+			needsUser(err)
+		}
+		return res, err
+	}
 	switch {
 	case transport != nil:
 	case srv.Type == config.TypeLocal:
@@ -132,9 +180,15 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = proc
 	default:
 		var err error
-		if transport, httpConns, err = remoteTransport(srv); err != nil {
-			return nil, fmt.Errorf("connecting %q: %w", srv.Name, err)
+		if rem, err = remoteTransport(opts, login, needsUser); err != nil {
+			return nil, redact(redactor, fmt.Errorf("connecting %q: %w", srv.Name, err))
 		}
+		transport = rem.transport
+	}
+	var httpConns *http.Transport
+	closeAuth := func() {}
+	if rem != nil {
+		httpConns, closeAuth = rem.conns, rem.closeAuth
 	}
 	// A remote transport keeps the context it connected with for its
 	// streams (the SSE GET lives as long as the session): give it one that
@@ -150,10 +204,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = tapTransport{inner: transport, tap: tap}
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
-	defer cancel()
-
-	client := mcp.NewClient(opts.Client, &mcp.ClientOptions{Logger: logger})
+	client := mcp.NewClient(opts.Client, &mcp.ClientOptions{Logger: logger, ElicitationHandler: elicitHandler(opts.Elicit)})
 	results := make(chan dialResult, 1)
 	opts.Go(func() {
 		cs, err := client.Connect(ctx, transport, nil)
@@ -166,6 +217,12 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 
 	fail := func(err error) (*Conn, error) {
 		stderr.flush()
+		closeAuth()
+		authMu.Lock()
+		if failed != nil && !errors.Is(err, oauthflow.ErrNeedsReauth) {
+			err = fmt.Errorf("%w: %w", failed, err)
+		}
+		authMu.Unlock()
 		return nil, redact(redactor, dialError(ctx, srv, err, tail, tailMark))
 	}
 	// Once the dial is abandoned (or fails), the process is stopped at
@@ -173,8 +230,17 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	select {
 	case r := <-results:
 		if r.err == nil && ctx.Err() == nil {
+			deadline.finish()
 			c := newConn(srv, opts, r, proc, stderr, redactor, logger)
-			c.tap, c.httpConns, c.endLife = tap, httpConns, endLife
+			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
+			live.Store(c)
+			authMu.Lock()
+			err := failed
+			authMu.Unlock()
+			if err != nil { // refused while the dial completed
+				c.endWith(err)
+			}
+			go c.watch()
 			return c, nil
 		}
 		if r.err == nil { // it succeeded just as the dial was abandoned
@@ -191,7 +257,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		proc.stopAsync()
 		endLife()
 		opts.Go(func() { abandon(<-results, proc, opts.Grace); closeIdle(httpConns) })
-		return fail(ctx.Err())
+		return fail(context.Cause(ctx))
 	}
 }
 
@@ -209,7 +275,6 @@ func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport
 		inflight: map[uint64]context.CancelFunc{},
 		done:     make(chan struct{}),
 	}
-	go c.watch()
 	return c
 }
 
@@ -238,11 +303,11 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 // printed last.
 func dialError(ctx context.Context, srv config.Server, err error, tail *Tail, tailMark uint64) error {
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within timeout_seconds=%d: %w", int(srv.Timeout()/time.Second), err)
 		} else {
-			err = fmt.Errorf("no answer within timeout_seconds=%d: %w (%w)", int(srv.Timeout()/time.Second), ctx.Err(), err)
+			err = fmt.Errorf("no answer within timeout_seconds=%d: %w (%w)", int(srv.Timeout()/time.Second), context.DeadlineExceeded, err)
 		}
 	case strings.Contains(err.Error(), "invalid character"):
 		// The SDK flattens the JSON syntax error into text.
@@ -258,11 +323,21 @@ func dialError(ctx context.Context, srv config.Server, err error, tail *Tail, ta
 // stdout, wrote garbage, or Close was called.
 func (c *Conn) watch() {
 	err := c.cs.Wait()
-	if err == nil {
+	if cause := c.cause.Load(); cause != nil {
+		err = *cause
+	} else if err == nil {
 		err = errors.New("server closed the connection")
 	}
 	c.lostErr = redact(c.redactor, fmt.Errorf("session of %q lost: %w", c.name, err))
 	close(c.done)
+}
+
+// endWith ends the transport from this side with err as the reason, for a
+// failure the transport cannot see (a refused token refresh).
+func (c *Conn) endWith(err error) {
+	if c.cause.CompareAndSwap(nil, &err) {
+		go c.cs.Close()
+	}
 }
 
 // Tools returns the tool list read at dial time.
@@ -380,6 +455,9 @@ func (c *Conn) Close() {
 			c.logger.Warn("session did not end after close; continuing")
 		}
 		c.stderr.flush()
+		if c.closeAuth != nil {
+			c.closeAuth()
+		}
 		if c.endLife != nil {
 			c.endLife()
 		}

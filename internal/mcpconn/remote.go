@@ -5,28 +5,99 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
 )
+
+// remoteParts is the transport of an http or sse server and what it owns.
+type remoteParts struct {
+	transport mcp.Transport
+	conns     *http.Transport // the connection's own sockets
+	oauth     auth.OAuthHandler
+	closeAuth func() // stops a login's background refresh
+}
 
 // remoteTransport returns the go-sdk transport of an http (Streamable
 // HTTP) or sse (legacy SSE) server, with its headers and bearer token on
-// every request. The http.Transport is the connection's own, so that
-// closing the connection also closes its idle sockets.
-func remoteTransport(srv config.Server) (mcp.Transport, *http.Transport, error) {
-	if srv.Auth != nil && srv.Auth.Kind == config.AuthOAuth {
-		return nil, nil, fmt.Errorf("auth kind %q: %w", srv.Auth.Kind, ErrUnsupported)
-	}
+// every request, and the OAuth handler of an oauth or client_credentials
+// server. The http.Transport is the connection's own, so that closing the
+// connection also closes its idle sockets.
+func remoteTransport(opts Options, login oauthflow.Login, onRefused func(error)) (*remoteParts, error) {
+	srv := opts.Server
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	r := &remoteParts{conns: base, closeAuth: func() {}}
 	client := &http.Client{Transport: headerTransport{base: base, headers: requestHeaders(srv)}}
+	if srv.Auth != nil {
+		var err error
+		switch srv.Auth.Kind {
+		case config.AuthOAuth:
+			err = r.authCode(opts, login, onRefused)
+		case config.AuthClientCredentials:
+			err = r.clientCredentials(srv, base)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	switch srv.Type {
 	case config.TypeHTTP:
-		return &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client}, base, nil
+		r.transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: r.oauth}
 	case config.TypeSSE:
-		return &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client}, base, nil
+		r.transport = &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client}
+	default:
+		return nil, fmt.Errorf("transport %q: %w", srv.Type, ErrUnsupported)
 	}
-	return nil, nil, fmt.Errorf("transport %q: %w", srv.Type, ErrUnsupported)
+	return r, nil
+}
+
+func (r *remoteParts) authCode(opts Options, login oauthflow.Login, onRefused func(error)) error {
+	srv := opts.Server
+	h, err := oauthflow.NewAuthCode(oauthflow.AuthCodeConfig{
+		Server:            srv.Name,
+		URL:               srv.URL,
+		ClientID:          srv.Auth.ClientID,
+		ClientSecret:      srv.Auth.ClientSecret,
+		ClientMetadataURL: srv.Auth.ClientMetadataURL,
+		Scopes:            srv.Auth.Scopes,
+		Store:             opts.Tokens,
+		Login:             login,
+		HTTPClient:        &http.Client{Transport: r.conns},
+		Logger:            opts.Logger,
+		Go:                opts.Go,
+		OnRefused:         onRefused,
+	})
+	if err != nil {
+		return err
+	}
+	r.oauth, r.closeAuth = h, h.Close
+	return nil
+}
+
+func (r *remoteParts) clientCredentials(srv config.Server, base *http.Transport) error {
+	cc := oauthflow.ClientCredentials{
+		ClientID:     srv.Auth.ClientID,
+		ClientSecret: srv.Auth.ClientSecret,
+		Method:       srv.Auth.TokenAuthMethod(),
+		Algorithm:    srv.Auth.SigningAlgorithm(),
+		Scopes:       srv.Auth.Scopes,
+		HTTPClient:   &http.Client{Transport: base},
+	}
+	if srv.Auth.PrivateKey != "" {
+		key, err := oauthflow.ParsePrivateKey(srv.Auth.PrivateKey)
+		if err != nil {
+			return fmt.Errorf("auth.private_key: %w", err)
+		}
+		cc.PrivateKey = key
+	}
+	h, err := oauthflow.NewClientCredentialsHandler(cc)
+	if err != nil {
+		return err
+	}
+	r.oauth = h
+	return nil
 }
 
 // requestHeaders are the configured headers plus the bearer token.

@@ -2,7 +2,6 @@ package mcpconn
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -95,14 +94,5 @@ func TestRemoteWrongTokenFailsWithoutLeakingIt(t *testing.T) {
 		if strings.Contains(err.Error(), s) {
 			t.Fatalf("the error quotes a secret")
 		}
-	}
-}
-
-func TestOAuthNotYetSupported(t *testing.T) {
-	srv := remote(config.TypeHTTP, "https://127.0.0.1:1/mcp", "")
-	srv.Auth = &config.Auth{Kind: config.AuthOAuth}
-	_, err := Dial(context.Background(), Options{Server: srv})
-	if !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("err = %v, want ErrUnsupported", err)
 	}
 }

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/openprogram/mcpvisor/actors/oauthcallback"
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/messages"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// login is the oauthcallback child of a waiting login.
+type login struct {
+	pid   *actor.PID
+	reply chan messages.LoginResult
+	prev  status.State // the state to go back to when the login ends
+}
+
+// startLogin starts the callback actor for a session's login. A login of
+// a session that is no longer current is refused at once; a second login
+// replaces the first (whose waiter is cancelled).
+func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
+	if msg.Gen != a.gen || a.session == nil {
+		msg.Reply <- messages.LoginResult{Err: oauthflow.ErrLoginCancelled}
+		return
+	}
+	a.stopLogin(c)
+	a.logins++
+	req := oauthcallback.Request{
+		URL:         msg.URL,
+		RedirectURI: msg.RedirectURI,
+		Reply:       msg.Reply,
+		OpenURL:     a.deps.OpenURL,
+		Timeout:     a.deps.LoginTimeout,
+	}
+	name := fmt.Sprintf("%s-%d", oauthcallback.Name, a.logins)
+	pid, err := c.SpawnNamed(oauthcallback.Props(a.deps, a.logger, req), name)
+	if err != nil {
+		msg.Reply <- messages.LoginResult{Err: fmt.Errorf("starting the login: %w", err)}
+		return
+	}
+	a.login = &login{pid: pid, reply: msg.Reply, prev: a.st.State}
+	a.st.AuthorizeURL = msg.URL
+	a.setState(status.Authorizing)
+}
+
+// stopLogin stops the waiting login, if any: its socket closes and its
+// waiter gets a cancellation error.
+func (a *Actor) stopLogin(c actor.Context) {
+	if a.login == nil {
+		return
+	}
+	c.Stop(a.login.pid)
+	a.loginOver()
+}
+
+// loginOver forgets the login; the state goes back to what it was unless
+// something else changed it meanwhile.
+func (a *Actor) loginOver() {
+	l := a.login
+	a.login = nil
+	a.st.AuthorizeURL = ""
+	if a.st.State == status.Authorizing {
+		a.setState(l.prev)
+	} else {
+		a.publish()
+	}
+}
