@@ -1,18 +1,26 @@
-# mcpvisor — every target works on a fresh clone with only Go installed.
+# mcpvisor — every target works on a fresh clone with only Go installed, but
+# conformance (and so the end of test), which also needs npm.
 GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 20s
 
-.PHONY: build test demo bench lint fuzz chaos
+.PHONY: build test demo bench lint fuzz chaos conformance
 
 build:
 	$(GO) build $(PKGS)
 
-# The tests need nothing beyond Go: the example MCP server they run as a
-# subprocess is built from cmd/demo by the tests themselves.
+# The Go tests need nothing beyond Go: the example MCP server they run as a
+# subprocess is built from cmd/demo by the tests themselves. The
+# conformance suite after them needs npm once, to install itself.
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
+	GO=$(GO) ./scripts/conformance.sh
+
+# The official MCP conformance suite against cmd/conformance, a client on
+# our runtime; fails on anything not in cmd/conformance/baseline.yml.
+conformance:
+	GO=$(GO) ./scripts/conformance.sh
 
 demo:
 	$(GO) build -o bin/demo ./cmd/demo

@@ -1,5 +1,7 @@
 package messages
 
+import "net"
+
 // Login: an oauth server's connection needs the user to log in. The
 // session's dial goroutine (or a call doing a step-up) asks its server
 // actor, which starts the oauthcallback child that owns the loopback
@@ -13,7 +15,18 @@ type LoginNeeded struct {
 	Gen         uint64 // the asking session's generation
 	URL         string // the authorization URL to open
 	RedirectURI string // the loopback redirect the URL names
-	Reply       chan LoginResult
+	// Listener, if set, is bound to the redirect's port already; whoever
+	// ends up not using it (a refused or cancelled login) closes it.
+	Listener net.Listener
+	Reply    chan LoginResult
+}
+
+// Refuse answers the login with err without starting it.
+func (m LoginNeeded) Refuse(err error) {
+	if m.Listener != nil {
+		m.Listener.Close()
+	}
+	m.Reply <- LoginResult{Err: err}
 }
 
 // LoginResult is the authorization server's redirect, or why there is none.

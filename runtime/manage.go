@@ -55,6 +55,7 @@ type ServerEntry struct {
 	LastError      string                       `json:"last_error,omitempty"`
 	NextRetryAt    *time.Time                   `json:"next_retry_at,omitempty"`
 	PID            int                          `json:"pid,omitempty"`
+	AuthorizeURL   string                       `json:"authorize_url,omitempty"`
 	Command        []string                     `json:"command,omitempty"`
 	URL            string                       `json:"url,omitempty"`
 	TimeoutSeconds int                          `json:"timeout_seconds"`
@@ -90,7 +91,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 		Name: view.Name, Type: view.Type, Enabled: view.Enabled,
 		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
 		ToolCount: st.ToolCount, Restarts: st.Restarts, Since: st.Since, PID: st.PID,
-		LastError: st.LastError, NextRetryAt: st.NextRetryAt,
+		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		Env: view.Env, Headers: view.Headers, Auth: view.Auth,
 	}

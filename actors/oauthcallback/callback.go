@@ -50,6 +50,9 @@ type Request struct {
 	RedirectURI string
 	// Reply receives exactly one result; it must have room for it.
 	Reply chan messages.LoginResult
+	// Listener, if set, is bound to the redirect's port already; the actor
+	// takes it over instead of listening.
+	Listener net.Listener
 	// OpenURL sends the user to the authorization URL.
 	OpenURL func(ctx context.Context, url string) error
 	// Timeout bounds the wait (default DefaultTimeout).
@@ -116,14 +119,18 @@ func (a *Actor) timeout() time.Duration {
 func (a *Actor) start(c actor.Context) {
 	a.since = time.Now()
 	addr, path, err := a.parse()
-	if err != nil {
-		a.deliver(messages.LoginResult{Err: err})
-		c.Stop(c.Self())
-		return
+	ln := a.req.Listener
+	if err == nil && ln == nil {
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			err = fmt.Errorf("oauth callback: listening on %s: %w", addr, err)
+		}
 	}
-	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		a.deliver(messages.LoginResult{Err: fmt.Errorf("oauth callback: listening on %s: %w", addr, err)})
+		if a.req.Listener != nil {
+			a.req.Listener.Close()
+		}
+		a.logger.Warn("the login cannot start", "error", err)
+		a.deliver(messages.LoginResult{Err: err})
 		c.Stop(c.Self())
 		return
 	}

@@ -23,22 +23,29 @@ type login struct {
 // replaces the first (whose waiter is cancelled).
 func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 	if msg.Gen != a.gen || a.session == nil {
-		msg.Reply <- messages.LoginResult{Err: oauthflow.ErrLoginCancelled}
+		msg.Refuse(oauthflow.ErrLoginCancelled)
 		return
 	}
 	a.stopLogin(c)
+	if a.loginDraining != nil {
+		// The previous login's socket may still be open on the port this
+		// one needs: start once it is gone.
+		a.queuedLogin = &msg
+		return
+	}
 	a.logins++
 	req := oauthcallback.Request{
 		URL:         msg.URL,
 		RedirectURI: msg.RedirectURI,
 		Reply:       msg.Reply,
+		Listener:    msg.Listener,
 		OpenURL:     a.deps.OpenURL,
 		Timeout:     a.deps.LoginTimeout,
 	}
 	name := fmt.Sprintf("%s-%d", oauthcallback.Name, a.logins)
 	pid, err := c.SpawnNamed(oauthcallback.Props(a.deps, a.logger, req), name)
 	if err != nil {
-		msg.Reply <- messages.LoginResult{Err: fmt.Errorf("starting the login: %w", err)}
+		msg.Refuse(fmt.Errorf("starting the login: %w", err))
 		return
 	}
 	a.login = &login{pid: pid, reply: msg.Reply, prev: a.st.State}
@@ -49,11 +56,33 @@ func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 // stopLogin stops the waiting login, if any: its socket closes and its
 // waiter gets a cancellation error.
 func (a *Actor) stopLogin(c actor.Context) {
+	if q := a.queuedLogin; q != nil {
+		a.queuedLogin = nil
+		q.Refuse(oauthflow.ErrLoginCancelled)
+	}
 	if a.login == nil {
 		return
 	}
 	c.Stop(a.login.pid)
+	a.loginDraining = a.login.pid
 	a.loginOver()
+}
+
+// loginTerminated handles the end of a callback actor.
+func (a *Actor) loginTerminated(c actor.Context, who *actor.PID) bool {
+	switch {
+	case a.login != nil && who.Equal(a.login.pid):
+		a.loginOver() // it finished by itself: success, error or timeout
+	case a.loginDraining != nil && who.Equal(a.loginDraining):
+		a.loginDraining = nil
+		if q := a.queuedLogin; q != nil {
+			a.queuedLogin = nil
+			a.startLogin(c, *q)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // loginOver forgets the login; the state goes back to what it was unless

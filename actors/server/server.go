@@ -63,11 +63,15 @@ type Actor struct {
 	gen      uint64 // generation of the current session child
 	session  *actor.PID
 	draining *actor.PID // a stopped session not terminated yet
-	login    *login     // the waiting OAuth login, if any
-	logins   uint64     // logins started, for unique child names
-	spawnDue bool       // spawn a session once draining terminated
-	connects int        // sessions started, for status' restarts
-	current  atomic.Pointer[mcpconn.Conn]
+	// OAuth login (A2): the callback child while a login waits, one that
+	// is stopping, and a login that waits for it to be gone.
+	login         *login
+	loginDraining *actor.PID
+	queuedLogin   *messages.LoginNeeded
+	logins        uint64 // logins started, for unique child names
+	spawnDue      bool   // spawn a session once draining terminated
+	connects      int    // sessions started, for status' restarts
+	current       atomic.Pointer[mcpconn.Conn]
 
 	// Recovery of a lost session (V1): recovering from the loss until a
 	// session is ready again or a command takes over; retryToken tells the
@@ -121,7 +125,7 @@ func (a *Actor) Receive(c actor.Context) {
 		// User messages still arrive while the children stop; a session
 		// report now must not register anything again.
 		if msg, ok := c.Message().(messages.LoginNeeded); ok {
-			msg.Reply <- messages.LoginResult{Err: oauthflow.ErrLoginCancelled}
+			msg.Refuse(oauthflow.ErrLoginCancelled)
 		}
 		return
 	}
@@ -247,8 +251,7 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 	case a.draining != nil && who.Equal(a.draining):
 		a.draining = nil
 		a.spawnSession(c)
-	case a.login != nil && who.Equal(a.login.pid):
-		a.loginOver()
+	case a.loginTerminated(c, who):
 	case a.session != nil && who.Equal(a.session):
 		// It died without reporting (a panic): nothing of it is live.
 		a.session = nil

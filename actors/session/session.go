@@ -152,9 +152,9 @@ func (a *Actor) start(c actor.Context) {
 // actor then closes its socket.
 func (a *Actor) loginFunc(c actor.Context) oauthflow.Login {
 	root, parent, gen := c.ActorSystem().Root, c.Parent(), a.gen
-	return func(ctx context.Context, authURL, redirectURI string) (*auth.AuthorizationResult, error) {
+	return func(ctx context.Context, req oauthflow.LoginRequest) (*auth.AuthorizationResult, error) {
 		reply := make(chan messages.LoginResult, 1)
-		root.Send(parent, messages.LoginNeeded{Gen: gen, URL: authURL, RedirectURI: redirectURI, Reply: reply})
+		root.Send(parent, messages.LoginNeeded{Gen: gen, URL: req.URL, RedirectURI: req.RedirectURI, Listener: req.Listener, Reply: reply})
 		select {
 		case r := <-reply:
 			if r.Err != nil {

@@ -161,13 +161,16 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			c.endWith(err)
 		}
 	}
-	login := func(ctx context.Context, authURL, redirectURI string) (*auth.AuthorizationResult, error) {
+	login := func(ctx context.Context, req oauthflow.LoginRequest) (*auth.AuthorizationResult, error) {
 		if opts.Login == nil {
+			if req.Listener != nil {
+				req.Listener.Close()
+			}
 			return nil, fmt.Errorf("%w: no way to open a browser", oauthflow.ErrNeedsReauth)
 		}
 		deadline.pause()
 		defer deadline.resume()
-		res, err := opts.Login(ctx, authURL, redirectURI)
+		res, err := opts.Login(ctx, req)
 		if err != nil && ctx.Err() == nil {
 			needsUser(err)
 		}

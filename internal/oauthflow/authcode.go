@@ -33,10 +33,22 @@ var ErrNeedsReauth = errors.New("login required")
 // redirected back (shutdown, delete, disable, restart or timeout).
 var ErrLoginCancelled = errors.New("login cancelled")
 
-// Login runs one interactive login: it sends the user to authURL and waits
-// for the authorization server to redirect to redirectURI. It returns the
-// code, state and iss of that redirect, or an error; it never invents them.
-type Login func(ctx context.Context, authURL, redirectURI string) (*auth.AuthorizationResult, error)
+// Login runs one interactive login: it sends the user to req.URL and waits
+// for the authorization server to redirect to req.RedirectURI. It returns
+// the code, state and iss of that redirect, or an error; it never invents
+// them.
+type Login func(ctx context.Context, req LoginRequest) (*auth.AuthorizationResult, error)
+
+// LoginRequest is one interactive login.
+type LoginRequest struct {
+	URL         string // the authorization URL
+	RedirectURI string // the loopback redirect it names
+	// Listener, if set, is already bound to the redirect's port: the
+	// login takes it over (and closes it). A first login's port is held
+	// from the moment it is chosen, so no other socket can take it
+	// between registration and redirect.
+	Listener net.Listener
+}
 
 // AuthCodeConfig configures [NewAuthCode].
 type AuthCodeConfig struct {
@@ -80,11 +92,12 @@ type AuthCode struct {
 	capture     *metadataCapture
 	refresher   *refresher
 
-	mu     sync.Mutex
-	inner  *auth.AuthorizationCodeHandler
-	source *tokenSource
-	stored *tokenstore.Record
-	closed bool
+	mu       sync.Mutex
+	reserved net.Listener // the first login's port, until that login takes it
+	inner    *auth.AuthorizationCodeHandler
+	source   *tokenSource
+	stored   *tokenstore.Record
+	closed   bool
 }
 
 var _ auth.OAuthHandler = (*AuthCode)(nil)
@@ -120,7 +133,7 @@ func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 
 	if rec != nil && rec.Client != nil && rec.Client.RedirectURI != "" {
 		h.redirect = rec.Client.RedirectURI
-	} else if h.redirect, err = freeRedirectURI(); err != nil {
+	} else if h.redirect, h.reserved, err = reserveRedirect(); err != nil {
 		return nil, err
 	}
 	var initial oauth2.TokenSource
@@ -171,7 +184,11 @@ func (h *AuthCode) newInner(initial oauth2.TokenSource, reuse *oauthex.ClientCre
 		RedirectURL: h.redirect,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 			h.cfg.Logger.Info("login required: waiting for the browser")
-			return h.cfg.Login(ctx, args.URL, h.redirect)
+			h.mu.Lock()
+			ln := h.reserved
+			h.reserved = nil
+			h.mu.Unlock()
+			return h.cfg.Login(ctx, LoginRequest{URL: args.URL, RedirectURI: h.redirect, Listener: ln})
 		},
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
 			Metadata: &oauthex.ClientRegistrationMetadata{
@@ -213,13 +230,17 @@ func (h *AuthCode) newInner(initial oauth2.TokenSource, reuse *oauthex.ClientCre
 
 // TokenSource returns the token source of the current login, nil before
 // the first one.
+// After a refused refresh it is nil too: requests then go out without a
+// token (the session's closing DELETE among them) and a 401 comes back to
+// Authorize, which answers with the refusal instead of a browser.
 func (h *AuthCode) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.source == nil {
+	src := h.source
+	h.mu.Unlock()
+	if src == nil || src.refusal() != nil {
 		return nil, nil
 	}
-	return h.source, nil
+	return src, nil
 }
 
 // Authorize is called by the transport on a 401 or 403.
@@ -236,7 +257,7 @@ func (h *AuthCode) Authorize(ctx context.Context, req *http.Request, resp *http.
 		if err := src.rejected(final); err == nil {
 			discard(resp)
 			return nil
-		} else if final || !errors.Is(err, ErrNeedsReauth) {
+		} else if final || !errors.Is(err, ErrNeedsReauth) || src.refusal() != nil {
 			discard(resp)
 			return err
 		}
@@ -366,8 +387,12 @@ func (h *AuthCode) forgetToken() {
 func (h *AuthCode) Close() {
 	h.mu.Lock()
 	h.closed = true
-	src := h.source
+	src, ln := h.source, h.reserved
+	h.reserved = nil
 	h.mu.Unlock()
+	if ln != nil {
+		ln.Close()
+	}
 	if src != nil {
 		src.retire()
 	}
@@ -379,14 +404,13 @@ func discard(resp *http.Response) {
 	resp.Body.Close()
 }
 
-// freeRedirectURI picks a loopback port for the first login. The port is
-// stored with the registered client, so later logins listen on it again.
-func freeRedirectURI() (string, error) {
+// reserveRedirect binds a loopback port for the first login and keeps it
+// bound until that login's callback takes it over. The port is stored with
+// the registered client, so later logins listen on it again.
+func reserveRedirect() (string, net.Listener, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", fmt.Errorf("oauth: choosing a callback port: %w", err)
+		return "", nil, fmt.Errorf("oauth: choosing a callback port: %w", err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return fmt.Sprintf("http://127.0.0.1:%d/callback", port), nil
+	return fmt.Sprintf("http://127.0.0.1:%d/callback", l.Addr().(*net.TCPAddr).Port), l, nil
 }

@@ -73,9 +73,10 @@ func (s *tokenSource) refreshNow() error {
 }
 
 // rejected is called when the server answered 401 to this source's token:
-// a refresh may fix that without the user. If it cannot (no refresh token,
-// or refused), the error matches ErrNeedsReauth and, when final, the login
-// ends as refused; otherwise the caller may start a new login.
+// a refresh may fix that without the user. If it cannot, the error matches
+// ErrNeedsReauth: a refused refresh ends the login; without a refresh
+// token the login ends only when final, and otherwise the caller may log
+// in again (the user just did, in this connection).
 func (s *tokenSource) rejected(final bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -93,10 +94,10 @@ func (s *tokenSource) rejected(final bool) error {
 	tok, err := s.fetchLocked()
 	var refusal *refusedError
 	switch {
-	case errors.As(err, &refusal) && final:
-		return s.refuseLocked(refusal.err)
 	case errors.As(err, &refusal):
-		return refusal.err
+		// A refused refresh always waits for the user: a new login now
+		// would be a browser the user did not ask for.
+		return s.refuseLocked(refusal.err)
 	case err != nil:
 		return err
 	}
@@ -189,8 +190,11 @@ func (s *tokenSource) nextRefresh() (at time.Time, changed <-chan struct{}, ok b
 	}
 	// Refresh when a fifth of the lifetime is left (at least 5 s, at most
 	// 5 min before expiry): early enough that a slow token endpoint or a
-	// retry never lets a request go out with an expired token.
-	lead := min(max(s.tok.Expiry.Sub(s.obtained)/5, 5*time.Second), 5*time.Minute)
+	// retry never lets a request go out with an expired token. Never in
+	// the first half of the lifetime, though: a token that lives only
+	// seconds must not make the refresher spin.
+	life := s.tok.Expiry.Sub(s.obtained)
+	lead := min(max(life/5, 5*time.Second), 5*time.Minute, life/2)
 	return s.tok.Expiry.Add(-lead), s.changed, true
 }
 
