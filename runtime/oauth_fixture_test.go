@@ -117,9 +117,9 @@ func (a *authServer) metadata(w http.ResponseWriter, r *http.Request) {
 	asJSON(w, 200, map[string]any{
 		"issuer": u, "authorization_endpoint": u + "/authorize", "token_endpoint": u + "/token",
 		"registration_endpoint": u + "/register", "response_types_supported": []string{"code"},
-		"grant_types_supported":            []string{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported": []string{"S256"},
-		"scopes_supported":                 []string{"mcp", "offline_access"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":      []string{"S256"},
+		"scopes_supported":                      []string{"mcp", "offline_access"},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_post"},
 	})
 }
