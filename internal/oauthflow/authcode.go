@@ -199,7 +199,7 @@ func (h *AuthCode) newInner(initial oauth2.TokenSource, reuse *oauthex.ClientCre
 			},
 		},
 		RequestRefreshToken: true,
-		Client:              &http.Client{Transport: h.capture},
+		Client:              &http.Client{Transport: h.capture, CheckRedirect: noRedirectedPosts},
 		NewTokenSource: func(ctx context.Context, oc *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			return h.loggedIn(oc, tok), nil
 		},
@@ -312,8 +312,21 @@ func (h *AuthCode) loggedIn(oc *oauth2.Config, tok *oauth2.Token) oauth2.TokenSo
 	return src
 }
 
+// noRedirectedPosts lets metadata lookups follow redirects but never a
+// registration or token request, which would resend a code, a secret or a
+// token to wherever the redirect points.
+func noRedirectedPosts(req *http.Request, via []*http.Request) error {
+	if via[0].Method != http.MethodGet || len(via) >= 10 {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
 func (h *AuthCode) newSource(oc *oauth2.Config, tok *oauth2.Token) *tokenSource {
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: h.capture})
+	// A refresh never follows a redirect: it would resend the refresh
+	// token and the client secret to wherever the redirect points.
+	client := &http.Client{Transport: h.capture, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, client)
 	return &tokenSource{
 		oc:  oc,
 		ctx: ctx,

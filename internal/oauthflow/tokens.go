@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -134,7 +135,7 @@ func (s *tokenSource) fetchLocked() (*oauth2.Token, error) {
 		if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.ErrorCode == "unauthorized_client") {
 			return nil, &refusedError{fmt.Errorf("%w: the authorization server refused the refresh (%s)", ErrNeedsReauth, re.ErrorCode)}
 		}
-		return nil, fmt.Errorf("oauth: refreshing the token: %w", safeError(err))
+		return nil, fmt.Errorf("oauth: refreshing the token: %w", safeError(err, s.tok.RefreshToken, s.oc.ClientSecret))
 	}
 	return tok, nil
 }
@@ -287,8 +288,9 @@ func (r *refresher) loop() {
 }
 
 // safeError drops the response body oauth2 puts into its errors: it is the
-// authorization server's text, and may echo what was sent.
-func safeError(err error) error {
+// authorization server's text, and may echo what was sent. The error code
+// and description stay, with the secrets that were sent blanked out.
+func safeError(err error, secrets ...string) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		status := ""
@@ -296,7 +298,13 @@ func safeError(err error) error {
 			status = re.Response.Status
 		}
 		if re.ErrorCode != "" {
-			return fmt.Errorf("token endpoint answered %s: %s %s", status, re.ErrorCode, re.ErrorDescription)
+			text := re.ErrorCode + " " + re.ErrorDescription
+			for _, v := range secrets {
+				if v != "" {
+					text = strings.ReplaceAll(strings.ReplaceAll(text, v, "[REDACTED]"), url.QueryEscape(v), "[REDACTED]")
+				}
+			}
+			return fmt.Errorf("token endpoint answered %s: %s", status, text)
 		}
 		return fmt.Errorf("token endpoint answered %s", status)
 	}
