@@ -9,9 +9,11 @@ FUZZTIME ?= 20s
 build:
 	$(GO) build $(PKGS)
 
-# The Go tests need nothing beyond Go: the example MCP server they run as a
-# subprocess is built from cmd/demo by the tests themselves. The
-# conformance suite after them needs npm once, to install itself.
+# Most Go tests need nothing beyond Go: the example MCP server they run as a
+# subprocess is built from cmd/demo by the tests themselves. Two parts need
+# npm (and Node) once, to install themselves: ./peers/, which runs the
+# official server-everything (into .cache/everything), and the conformance
+# suite after the Go tests (into .cache/conformance).
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
@@ -33,6 +35,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkCallTool' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkRecovery|BenchmarkShutdown50' -count 3 -benchtime 1x ./runtime/
+	$(GO) test -run '^$$' -bench 'BenchmarkConcurrentCalls' -count 3 -benchtime 5x ./runtime/
 	$(GO) run ./internal/benchratio < bin/bench.txt
 
 # The chaos suite at CHAOS_KILLS injected failures (default 200; the bar is

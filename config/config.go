@@ -19,6 +19,10 @@ const DefaultTimeoutSeconds = 30
 // accepts. A longer wait is taken to be a typo rather than a wish.
 const MaxTimeoutSeconds = 3600
 
+// MaxConcurrentCallsLimit is the largest max_concurrent_calls
+// [Server.Validate] accepts.
+const MaxConcurrentCallsLimit = 1024
+
 // Server types: how mcpvisor reaches a server.
 const (
 	TypeLocal = "local" // a stdio subprocess started from Command
@@ -58,6 +62,11 @@ type Server struct {
 	// TimeoutSeconds is the startup wait and per-call timeout; 0 means
 	// DefaultTimeoutSeconds. Use [Server.Timeout] to read it.
 	TimeoutSeconds int
+	// MaxConcurrentCalls bounds the tool calls in flight on the server at
+	// once: 0 (the default) is unlimited, 1 is single-flight, N lets N
+	// run while later calls wait their turn. At most
+	// MaxConcurrentCallsLimit.
+	MaxConcurrentCalls int
 
 	// timeoutZero records an explicit "timeout_seconds": 0, which is an
 	// error the user should see rather than a silent default.
@@ -126,7 +135,8 @@ func (s Server) Equal(o Server) bool {
 		authOrNone(s.Auth).equal(authOrNone(o.Auth)) &&
 		s.Enabled == o.Enabled &&
 		s.TimeoutSeconds == o.TimeoutSeconds &&
-		s.timeoutZero == o.timeoutZero
+		s.timeoutZero == o.timeoutZero &&
+		s.MaxConcurrentCalls == o.MaxConcurrentCalls
 }
 
 // Secrets returns every non-empty secret value of s, without duplicates:

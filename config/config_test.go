@@ -79,6 +79,7 @@ func TestEqual(t *testing.T) {
 		"enabled":      func(s *Server) { s.Enabled = false },
 		"timeout":      func(s *Server) { s.TimeoutSeconds = 31 },
 		"explicit 0":   func(s *Server) { s.timeoutZero = true },
+		"max calls":    func(s *Server) { s.MaxConcurrentCalls = 1 },
 	}
 	for name, edit := range edits {
 		o := base.Clone()

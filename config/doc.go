@@ -7,8 +7,11 @@
 //	  "fs": {"type": "local", "command": ["npx", "-y", "server-fs", "/tmp"],
 //	         "env": {"TOKEN": "s3cret"}, "enabled": true, "timeout_seconds": 30},
 //	  "remote": {"type": "http", "url": "https://example.com/mcp",
-//	             "auth": {"kind": "bearer", "token": "t"}}
+//	             "auth": {"kind": "bearer", "token": "t"}, "max_concurrent_calls": 4}
 //	}}
+//
+// Calls to one server run concurrently unless "max_concurrent_calls" (0,
+// the default, is unlimited; 1 is single-flight) makes later ones wait.
 //
 // The order of "servers" is the startup order, so [Parse] keeps it and
 // [Marshal] writes it back unchanged. Fields this version does not know, at

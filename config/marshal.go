@@ -88,6 +88,9 @@ func marshalServer(s Server) (json.RawMessage, error) {
 	if s.TimeoutSeconds != 0 || s.timeoutZero {
 		errs = append(errs, add("timeout_seconds", s.TimeoutSeconds))
 	}
+	if s.MaxConcurrentCalls != 0 {
+		errs = append(errs, add("max_concurrent_calls", s.MaxConcurrentCalls))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -101,6 +101,8 @@ func decodeEntry(fields []member, strict bool) (Server, *FieldError) {
 		case "timeout_seconds":
 			s.TimeoutSeconds, err = decodeInt(m.key, m.value)
 			s.timeoutZero = err == nil && s.TimeoutSeconds == 0
+		case "max_concurrent_calls":
+			s.MaxConcurrentCalls, err = decodeInt(m.key, m.value)
 		default:
 			if strict {
 				if m.key == "name" {

@@ -10,8 +10,9 @@ import (
 //
 // The rules (DESIGN C4):
 //   - A field that is absent keeps its value.
-//   - "type", "command", "url", "enabled", "timeout_seconds" and the
-//     non-secret auth fields ("auth.kind", "auth.client_id",
+//   - "type", "command", "url", "enabled", "timeout_seconds",
+//     "max_concurrent_calls" (0 puts back unlimited) and the non-secret
+//     auth fields ("auth.kind", "auth.client_id",
 //     "auth.scopes", "auth.token_endpoint_auth_method",
 //     "auth.signing_algorithm", "auth.client_metadata_url") replace; for
 //     the last three "" puts back the default.
@@ -74,6 +75,8 @@ func applyPatch(base Server, patch []byte) (Server, *FieldError) {
 		case "timeout_seconds":
 			s.TimeoutSeconds, err = decodeInt(m.key, m.value)
 			s.timeoutZero = s.TimeoutSeconds == 0
+		case "max_concurrent_calls":
+			s.MaxConcurrentCalls, err = decodeInt(m.key, m.value)
 		default:
 			err = fieldErr(keyPath("", m.key), "unknown field")
 		}

@@ -43,7 +43,7 @@ func isNameByte(c byte) bool {
 
 // Validate reports the first problem with s, as a *FieldError naming the
 // field, or nil. Fields are checked in file order: name, type, command, env,
-// url, headers, auth, timeout_seconds.
+// url, headers, auth, timeout_seconds, max_concurrent_calls.
 //
 // Fields that the type does not use (a command on an http server) are not
 // errors: they are kept so that switching the type back restores them. The
@@ -111,6 +111,10 @@ func (s Server) validate() *FieldError {
 	if s.timeoutZero || s.TimeoutSeconds < 0 || s.TimeoutSeconds > MaxTimeoutSeconds {
 		return fieldErr("timeout_seconds", fmt.Sprintf(
 			"must be between 1 and %d (leave it out for the default of %d)", MaxTimeoutSeconds, DefaultTimeoutSeconds))
+	}
+	if s.MaxConcurrentCalls < 0 || s.MaxConcurrentCalls > MaxConcurrentCallsLimit {
+		return fieldErr("max_concurrent_calls", fmt.Sprintf(
+			"must be between 0 (unlimited, the default) and %d", MaxConcurrentCallsLimit))
 	}
 	return nil
 }

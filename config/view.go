@@ -52,6 +52,8 @@ type ServerView struct {
 	Enabled bool                  `json:"enabled"`
 	// TimeoutSeconds is the effective timeout, defaults applied.
 	TimeoutSeconds int `json:"timeout_seconds"`
+	// MaxConcurrentCalls is as configured: 0 is unlimited.
+	MaxConcurrentCalls int `json:"max_concurrent_calls"`
 }
 
 // Mask returns a display form of secret that reveals at most its last 4
@@ -83,15 +85,16 @@ func viewSecrets(m map[string]string) map[string]SecretView {
 // View returns the response form of s.
 func (s Server) View() ServerView {
 	return ServerView{
-		Name:           s.Name,
-		Type:           s.Type,
-		Command:        slices.Clone(s.Command),
-		Env:            viewSecrets(s.Env),
-		URL:            redactURL(s.URL),
-		Headers:        viewSecrets(s.Headers),
-		Auth:           s.Auth.View(),
-		Enabled:        s.Enabled,
-		TimeoutSeconds: int(s.Timeout().Seconds()),
+		Name:               s.Name,
+		Type:               s.Type,
+		Command:            slices.Clone(s.Command),
+		Env:                viewSecrets(s.Env),
+		URL:                redactURL(s.URL),
+		Headers:            viewSecrets(s.Headers),
+		Auth:               s.Auth.View(),
+		Enabled:            s.Enabled,
+		TimeoutSeconds:     int(s.Timeout().Seconds()),
+		MaxConcurrentCalls: s.MaxConcurrentCalls,
 	}
 }
 

@@ -13,6 +13,9 @@ import "github.com/openprogram/mcpvisor/config"
 type Connect struct {
 	Epoch  uint64
 	Server config.Server
+	// User: the user asked for this connect (add, edit, restart, reload),
+	// so a server waiting for a new OAuth login may open the browser.
+	User bool
 }
 
 // Disable tells a server actor to stop its session and show as disabled.
@@ -30,4 +33,7 @@ type ServerSettled struct {
 	Epoch uint64
 	Ready bool
 	Err   string // why the connect failed, in response form
+	// Authorizing: the connect waits for the user's OAuth login. The
+	// config works; startup goes on to the next server meanwhile.
+	Authorizing bool
 }

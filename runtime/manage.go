@@ -42,26 +42,27 @@ var (
 // ServerEntry is one server as the management API shows it: its config in
 // response form (every secret masked) and its live status.
 type ServerEntry struct {
-	Name           string                       `json:"name"`
-	Type           string                       `json:"type"`
-	Enabled        bool                         `json:"enabled"`
-	State          status.State                 `json:"state"`
-	Ready          bool                         `json:"ready"`
-	Error          string                       `json:"error"`
-	ErrorKind      string                       `json:"error_kind"`
-	ToolCount      int                          `json:"tool_count"`
-	Restarts       int                          `json:"restarts"`
-	Since          time.Time                    `json:"since"`
-	LastError      string                       `json:"last_error,omitempty"`
-	NextRetryAt    *time.Time                   `json:"next_retry_at,omitempty"`
-	PID            int                          `json:"pid,omitempty"`
-	AuthorizeURL   string                       `json:"authorize_url,omitempty"`
-	Command        []string                     `json:"command,omitempty"`
-	URL            string                       `json:"url,omitempty"`
-	TimeoutSeconds int                          `json:"timeout_seconds"`
-	Env            map[string]config.SecretView `json:"env"`
-	Headers        map[string]config.SecretView `json:"headers"`
-	Auth           config.AuthView              `json:"auth"`
+	Name               string                       `json:"name"`
+	Type               string                       `json:"type"`
+	Enabled            bool                         `json:"enabled"`
+	State              status.State                 `json:"state"`
+	Ready              bool                         `json:"ready"`
+	Error              string                       `json:"error"`
+	ErrorKind          string                       `json:"error_kind"`
+	ToolCount          int                          `json:"tool_count"`
+	Restarts           int                          `json:"restarts"`
+	Since              time.Time                    `json:"since"`
+	LastError          string                       `json:"last_error,omitempty"`
+	NextRetryAt        *time.Time                   `json:"next_retry_at,omitempty"`
+	PID                int                          `json:"pid,omitempty"`
+	AuthorizeURL       string                       `json:"authorize_url,omitempty"`
+	Command            []string                     `json:"command,omitempty"`
+	URL                string                       `json:"url,omitempty"`
+	TimeoutSeconds     int                          `json:"timeout_seconds"`
+	MaxConcurrentCalls int                          `json:"max_concurrent_calls"`
+	Env                map[string]config.SecretView `json:"env"`
+	Headers            map[string]config.SecretView `json:"headers"`
+	Auth               config.AuthView              `json:"auth"`
 }
 
 // ToolEntry is one registered tool of a server, as ServerDetail lists it.
@@ -93,7 +94,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 		ToolCount: st.ToolCount, Restarts: st.Restarts, Since: st.Since, PID: st.PID,
 		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
-		Env: view.Env, Headers: view.Headers, Auth: view.Auth,
+		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,
 	}
 }
 

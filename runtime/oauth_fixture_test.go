@@ -43,6 +43,7 @@ type authServer struct {
 	lifetime      time.Duration        // of issued access tokens
 	refuseRefresh bool                 // answer invalid_grant to refreshes
 	metadataDown  bool                 // metadata endpoints answer 500
+	echoExchange  bool                 // code exchanges fail, echoing the form
 	access        map[string]time.Time // valid access tokens and their expiry
 	refresh       map[string]bool
 	codes         map[string]string // code -> redirect_uri
@@ -164,6 +165,12 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 	defer a.mu.Unlock()
 	switch r.PostForm.Get("grant_type") {
 	case "authorization_code":
+		if a.echoExchange {
+			// A careless server quoting what it got: code, verifier and
+			// client secret must not travel on into any error.
+			http.Error(w, "cannot exchange "+r.PostForm.Encode(), http.StatusInternalServerError)
+			return
+		}
 		code := r.PostForm.Get("code")
 		if redirect, ok := a.codes[code]; !ok || redirect != r.PostForm.Get("redirect_uri") || r.PostForm.Get("code_verifier") == "" {
 			asJSON(w, 400, map[string]any{"error": "invalid_grant"})

@@ -220,7 +220,7 @@ func TestOAuthBackgroundRefreshUsedAtOnce(t *testing.T) {
 	first := storedLogin(t, dir, "web").Token.AccessToken
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if _, _, _, n := as.counts(); n >= 2 {
+		if _, _, _, n := as.counts(); n >= 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -297,6 +297,67 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	noLeaks(t, rt, err.Error())
 }
 
+// After a refused refresh, a new runtime on the same state dir waits for
+// the user too: no browser opens by itself at start.
+func TestOAuthNeedsLoginSurvivesRestart(t *testing.T) {
+	as := newAuthServer(t)
+	dir := loggedIn(t, as)
+	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
+	rt.waitFor(t, "web", status.Ready)
+	as.with(func(a *authServer) { a.refuseRefresh = true })
+	as.revokeAccess()
+	rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})
+	rt.waitFor(t, "web", status.NeedsAuth)
+	if err := rt.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	b := &browser{}
+	rt2 := startIn(t, dir, Options{OpenURL: b.open})
+	st := rt2.waitFor(t, "web", status.NeedsAuth, status.Ready, status.Authorizing)
+	if st.State != status.NeedsAuth || st.ErrorKind != status.KindNeedsReauth || b.opens() != 0 {
+		t.Fatalf("after a runtime restart: %+v, browser opened %d times; want needs_auth and no browser", st, b.opens())
+	}
+	if _, err := rt2.RestartServer(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	rt2.waitFor(t, "web", status.Ready)
+	if b.opens() != 1 {
+		t.Errorf("the user's restart opened the browser %d times, want 1", b.opens())
+	}
+}
+
+// A login that waits for the user does not hold up startup: the next
+// server in the file connects meanwhile.
+func TestOAuthLoginDoesNotBlockStartup(t *testing.T) {
+	as := newAuthServer(t)
+	b := &browser{stay: true}
+	web := as.server("web")
+	web.TimeoutSeconds = 1
+	rt := start(t, Options{OpenURL: b.open}, web, exampleServer("other"))
+	rt.waitFor(t, "web", status.Authorizing)
+	if st := rt.waitFor(t, "other", status.Ready, status.Failed); st.State != status.Ready {
+		t.Fatalf("other = %+v", st)
+	}
+	time.Sleep(1500 * time.Millisecond) // past web's timeout_seconds: the login still waits
+	if st := mustStatus(t, rt, "web"); st.State != status.Authorizing {
+		t.Errorf("a login was cut by the connect timeout: %+v", st)
+	}
+}
+
+// An authorization server that quotes the code, the verifier and the
+// client secret in its error page: none of them reaches status or logs.
+func TestOAuthExchangeErrorIsScrubbed(t *testing.T) {
+	as := newAuthServer(t)
+	as.with(func(a *authServer) { a.echoExchange = true })
+	rt := start(t, Options{OpenURL: (&browser{}).open}, as.server("web"))
+	st := rt.waitFor(t, "web", status.NeedsAuth, status.Failed, status.Backoff)
+	if st.State != status.NeedsAuth || !strings.Contains(st.Error, "token exchange failed") {
+		t.Errorf("status %+v: want needs_auth naming the failed exchange", st)
+	}
+	noLeaks(t, rt)
+}
+
 // Acceptance row "own OAuth callback cancelled / succeeds": a login that
 // waits shows authorizing with its URL; disabling the server stops the
 // callback actor, which closes its socket and releases the waiter (the
@@ -308,6 +369,9 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 	dir := writeServers(t, t.TempDir(), as.server("web"))
 	rt := startIn(t, dir, Options{OpenURL: b.open})
 	st := rt.waitFor(t, "web", status.Authorizing)
+	for deadline := time.Now().Add(10 * time.Second); b.opens() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // the browser opens just after the state shows
+	}
 	if st.AuthorizeURL == "" || st.AuthorizeURL != b.last() {
 		t.Fatalf("authorizing status %+v does not show the URL the browser got", st)
 	}

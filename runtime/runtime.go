@@ -118,7 +118,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Client:       &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
 		Transport:    opts.transport,
 		Elicit:       opts.Elicit,
-		Tokens:       tokenstore.Store{Dir: r.opts.stateDir},
+		Tokens:       tokenstore.Store{Dir: r.opts.stateDir, Lock: &sync.Mutex{}},
 		OpenURL:      opts.OpenURL,
 		LoginTimeout: opts.LoginTimeout,
 		Config:       &r.config,

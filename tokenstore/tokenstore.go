@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -28,6 +29,12 @@ type Record struct {
 	// ServerURL is the MCP endpoint the login was for. A record made for
 	// another URL (the user changed it) is not used.
 	ServerURL string `json:"server_url"`
+	// AuthKey fingerprints the auth config (client, secret, scopes) the
+	// login was made with; a record for another config is not used.
+	AuthKey string `json:"auth_key,omitempty"`
+	// NeedsLogin: the last refresh was refused or the last login failed;
+	// only the user may start the next login.
+	NeedsLogin bool `json:"needs_login,omitempty"`
 	// Token is the last token set, nil after a refused refresh.
 	Token *Token `json:"token,omitempty"`
 	// Client is how mcpvisor is registered at the authorization server.
@@ -79,6 +86,31 @@ type Store struct {
 	// Dir returns the state directory; called on every operation, never
 	// cached, like config.Store.
 	Dir func() (string, error)
+	// Lock, if set, orders SaveIf against Delete: a connection that
+	// checks it is still wanted and writes can never land after the
+	// delete of a server that stopped it first. One per Runtime.
+	Lock *sync.Mutex
+}
+
+// ErrSkipped: SaveIf's condition was false; nothing was written.
+var ErrSkipped = errors.New("token store: not saved")
+
+func (s Store) lock() func() {
+	if s.Lock == nil {
+		return func() {}
+	}
+	s.Lock.Lock()
+	return s.Lock.Unlock
+}
+
+// SaveIf saves r if ok() holds, both under the store's Lock; otherwise it
+// returns ErrSkipped.
+func (s Store) SaveIf(name string, r *Record, ok func() bool) error {
+	defer s.lock()()
+	if !ok() {
+		return ErrSkipped
+	}
+	return s.save(name, r)
 }
 
 // path returns the record file of server name. Names are validated by
@@ -126,6 +158,11 @@ func (s Store) Load(name string) (*Record, error) {
 
 // Save replaces the record of server name, owner-only and atomically.
 func (s Store) Save(name string, r *Record) error {
+	defer s.lock()()
+	return s.save(name, r)
+}
+
+func (s Store) save(name string, r *Record) error {
 	path, err := s.path(name)
 	if err != nil {
 		return err
@@ -145,6 +182,7 @@ func (s Store) Save(name string, r *Record) error {
 
 // Delete removes the record of server name; a missing one is no error.
 func (s Store) Delete(name string) error {
+	defer s.lock()()
 	path, err := s.path(name)
 	if err != nil {
 		return err

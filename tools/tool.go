@@ -14,9 +14,11 @@ var (
 	// ErrNotReady: the tool's server has no live session at the moment
 	// (starting, restarting, failed, disabled or removed).
 	ErrNotReady = errors.New("server not ready")
-	// ErrSessionClosed: the session went away while the call was running.
+	// ErrSessionClosed: the session went away while the call was running
+	// or waiting for a max_concurrent_calls slot.
 	ErrSessionClosed = errors.New("session closed")
-	// ErrTimeout: the server did not answer within its timeout_seconds.
+	// ErrTimeout: the server did not answer within its timeout_seconds
+	// (which includes any wait for a max_concurrent_calls slot).
 	ErrTimeout = errors.New("tool call timed out")
 )
 

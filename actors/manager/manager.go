@@ -99,6 +99,9 @@ type entry struct {
 	// epoch (a PATCH's restart, a restart), or is interrupted (superseded,
 	// shutting down, the server actor died) with a non-nil error.
 	waiting func(res messages.ServerSettled, interrupted error)
+	// user marks the current command as the user's (see Connect.User);
+	// nextUser makes the next command the user's.
+	user, nextUser bool
 }
 
 // Receive handles lifecycle first, then the servers' reports, then the
@@ -246,6 +249,7 @@ func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
 	a.epochs++
 	e.epoch = a.epochs
 	e.cfg = srv
+	e.user, e.nextUser = e.nextUser, false
 	if e.respawnTimer != nil {
 		e.respawnTimer.Stop() // spawned now instead
 		e.respawnTimer = nil
@@ -264,7 +268,7 @@ func (a *Actor) deliver(c actor.Context, e *entry) {
 	switch {
 	case e.pid == nil || e.epoch == 0:
 	case e.cfg.Enabled:
-		c.Send(e.pid, messages.Connect{Epoch: e.epoch, Server: e.cfg})
+		c.Send(e.pid, messages.Connect{Epoch: e.epoch, Server: e.cfg, User: e.user})
 	default:
 		c.Send(e.pid, messages.Disable{Epoch: e.epoch, Server: e.cfg})
 	}
@@ -308,6 +312,7 @@ func (a *Actor) nextTurn(c actor.Context) {
 			if a.file != nil {
 				a.file.Remove(name)
 			}
+			e.onGone = a.forgetLogin(name)
 			a.drop(c, e)
 			a.publishConfig()
 			continue

@@ -78,6 +78,7 @@ func (a *Actor) startManaged(c actor.Context, srv config.Server) {
 	e := a.spawn(c, srv) // good = srv
 	e.managed = true
 	a.publishConfig()
+	e.nextUser = true
 	a.command(c, e, srv)
 }
 
@@ -120,10 +121,12 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 			// Answer without waiting for the connect, showing it begun
 			// (before the command: the actor's own updates come after).
 			a.Deps.Board.Set(server.InitialStatus(next), nil)
+			e.nextUser = true
 			a.command(c, e, next)
 			reply <- nil
 			return nil
 		}
+		e.nextUser = true
 		a.command(c, e, next)
 		// A disable settles at once; answer when the entry shows it. The
 		// change is saved already, so whatever interrupts the wait (a later
@@ -132,12 +135,13 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		return nil
 	}
 	running := e.good
+	e.nextUser = true
 	a.command(c, e, next)
 	e.waiting = func(res messages.ServerSettled, interrupted error) {
 		switch {
 		case interrupted != nil:
 			reply <- fmt.Errorf("patching %q: %w", name, interrupted)
-		case res.Ready:
+		case res.Ready, res.Authorizing: // a login pending is the user's part
 			if err := a.edit(func(f *config.File) error { f.Put(next); return nil }); err != nil {
 				a.command(c, e, running)
 				reply <- err
@@ -164,12 +168,9 @@ func (a *Actor) remove(c actor.Context, name string, reply chan<- error) error {
 	if err := a.edit(func(f *config.File) error { f.Remove(name); return nil }); err != nil {
 		return err
 	}
+	forget := a.forgetLogin(name)
 	e.onGone = func() {
-		// Its stored OAuth login goes with it: a server added later under
-		// the same name must not inherit someone's tokens.
-		if err := a.Deps.Tokens.Delete(name); err != nil {
-			a.Deps.Logger.Warn("deleting the stored login failed", "server", name, "error", err)
-		}
+		forget()
 		reply <- nil
 	}
 	a.drop(c, e)
@@ -196,6 +197,7 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 	}
 	e.managed = true
 	e.good = target
+	e.nextUser = true
 	a.command(c, e, target)
 	e.waiting = func(_ messages.ServerSettled, interrupted error) {
 		if interrupted != nil {
@@ -218,6 +220,7 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 	for name, e := range a.servers {
 		if _, ok := f.Get(name); !ok {
 			res.Removed = append(res.Removed, name)
+			e.onGone = a.forgetLogin(name)
 			a.drop(c, e)
 		}
 	}
@@ -232,9 +235,21 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 			res.Restarted = append(res.Restarted, srv.Name)
 			e.managed = true
 			e.good = srv
+			e.nextUser = true
 			a.command(c, e, srv)
 		}
 	}
 	a.publishConfig()
 	return res
+}
+
+// forgetLogin deletes a removed server's stored OAuth login once its actor
+// is gone (its connection can no longer store anything): a server added
+// later under the same name must not inherit someone's tokens.
+func (a *Actor) forgetLogin(name string) func() {
+	return func() {
+		if err := a.Deps.Tokens.Delete(name); err != nil {
+			a.Deps.Logger.Warn("deleting the stored login failed", "server", name, "error", err)
+		}
+	}
 }

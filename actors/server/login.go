@@ -51,6 +51,9 @@ func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 	a.login = &login{pid: pid, reply: msg.Reply, prev: a.st.State}
 	a.st.AuthorizeURL = msg.URL
 	a.setState(status.Authorizing)
+	// A login takes as long as the user takes: whoever waits for this
+	// connect (startup's next server, an edit) goes on now.
+	a.settle(c)
 }
 
 // stopLogin stops the waiting login, if any: its socket closes and its
@@ -95,5 +98,17 @@ func (a *Actor) loginOver() {
 		a.setState(l.prev)
 	} else {
 		a.publish()
+	}
+}
+
+// abandonLogin stops the login (waiting or queued) of a waiter that gave up.
+func (a *Actor) abandonLogin(c actor.Context, reply chan messages.LoginResult) {
+	if q := a.queuedLogin; q != nil && q.Reply == reply {
+		a.queuedLogin = nil
+		q.Refuse(oauthflow.ErrLoginCancelled)
+		return
+	}
+	if a.login != nil && a.login.reply == reply {
+		a.stopLogin(c)
 	}
 }

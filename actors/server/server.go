@@ -69,6 +69,7 @@ type Actor struct {
 	loginDraining *actor.PID
 	queuedLogin   *messages.LoginNeeded
 	logins        uint64 // logins started, for unique child names
+	userConnect   bool   // the next session is one the user asked for
 	spawnDue      bool   // spawn a session once draining terminated
 	connects      int    // sessions started, for status' restarts
 	current       atomic.Pointer[mcpconn.Conn]
@@ -160,9 +161,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case messages.LoginNeeded:
 		a.startLogin(c, msg)
 	case messages.LoginAbandoned:
-		if a.login != nil && a.login.reply == msg.Reply {
-			a.stopLogin(c)
-		}
+		a.abandonLogin(c, msg.Reply)
 	case retryNow:
 		if msg.token == a.retryToken && a.recovering {
 			a.st.NextRetryAt = nil
@@ -202,6 +201,7 @@ func InitialStatus(cfg config.Server) status.Server {
 
 func (a *Actor) connect(c actor.Context, msg messages.Connect) {
 	a.epoch, a.pending, a.cfg = msg.Epoch, true, msg.Server
+	a.userConnect = msg.User
 	a.endRecovery() // a manual restart starts the backoff afresh
 	a.withdraw()
 	a.stopSession(c)
@@ -233,7 +233,8 @@ func (a *Actor) spawnSession(c actor.Context) {
 		return
 	}
 	a.spawnDue = false
-	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger), session.Name)
+	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger, a.userConnect), session.Name)
+	a.userConnect = false // a retry is not the user's
 	if err != nil {
 		a.fail(c, fmt.Errorf("spawning session: %w", err), status.KindConnectFailed)
 		return
@@ -323,8 +324,9 @@ func (a *Actor) stopSession(c actor.Context) {
 func (a *Actor) settle(c actor.Context) {
 	if a.pending {
 		a.pending = false
-		msg := messages.ServerSettled{Name: a.cfg.Name, Epoch: a.epoch, Ready: a.st.State == status.Ready}
-		if !msg.Ready {
+		msg := messages.ServerSettled{Name: a.cfg.Name, Epoch: a.epoch, Ready: a.st.State == status.Ready,
+			Authorizing: a.st.State == status.Authorizing}
+		if !msg.Ready && !msg.Authorizing {
 			msg.Err = a.st.Error
 		}
 		c.Send(c.Parent(), msg)

@@ -37,9 +37,12 @@ import (
 const Name = "session"
 
 // Props returns the props of a session for server cfg, generation gen.
-func Props(deps *actors.Deps, cfg config.Server, gen uint64, tail *mcpconn.Tail, logger *slog.Logger) *actor.Props {
+//
+// user: the user asked for this session (add, edit, restart), so an OAuth
+// login that waits for the user may open the browser.
+func Props(deps *actors.Deps, cfg config.Server, gen uint64, tail *mcpconn.Tail, logger *slog.Logger, user bool) *actor.Props {
 	return actors.Props(deps.Logger, func() actor.Actor {
-		return &Actor{deps: deps, cfg: cfg, gen: gen, tail: tail, logger: logger}
+		return &Actor{deps: deps, cfg: cfg, gen: gen, tail: tail, logger: logger, user: user}
 	})
 }
 
@@ -50,6 +53,7 @@ type Actor struct {
 	gen    uint64
 	tail   *mcpconn.Tail
 	logger *slog.Logger
+	user   bool // the user asked for this session
 
 	ctx    context.Context // cancelled when the actor stops
 	cancel context.CancelFunc
@@ -129,6 +133,7 @@ func (a *Actor) start(c actor.Context) {
 		}
 	}
 	opts.Tokens = a.deps.Tokens
+	opts.UserAction = a.user
 	opts.Login = a.loginFunc(c)
 	hand := a.hand
 	a.deps.Work.Go(func() {
@@ -162,6 +167,11 @@ func (a *Actor) loginFunc(c actor.Context) oauthflow.Login {
 			}
 			return &auth.AuthorizationResult{Code: r.Code, State: r.State, Iss: r.Iss}, nil
 		case <-ctx.Done():
+			// The server may be gone without answering: release the
+			// reserved port here too (closing twice is harmless).
+			if req.Listener != nil {
+				req.Listener.Close()
+			}
 			root.Send(parent, messages.LoginAbandoned{Reply: reply})
 			return nil, fmt.Errorf("%w: %w", oauthflow.ErrLoginCancelled, ctx.Err())
 		}

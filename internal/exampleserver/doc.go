@@ -16,6 +16,36 @@
 //   - env {name}: returns the value of an environment variable of the server
 //     process ("" when unset).
 //   - stderr {text}: writes text as one line to [Options.Stderr], returns "ok".
+//   - future {}: returns a text block and a marker block, which [Run] turns
+//     into a block of a content type no MCP version defines.
+//   - schema {zeta, alpha}: returns "ok"; its input schema is [RawSchema].
+//
+// # Prompts and resources
+//
+//   - prompt greet {name, style}: one user message, "Please greet <name>."
+//     or with a style "Please greet <name> <style>."; without name, the
+//     request fails with a JSON-RPC invalid-params error.
+//   - resource demo://readme (text/markdown): a few lines about the server.
+//   - resource template demo://notes/{id} (text/plain): "note <id>".
+//
+// # Changing the lists
+//
+// With [Options.ChangeTool] (demo serve -change-tool) the server also has
+//
+//   - change {list}: list is "tools", "prompts" or "resources". It adds to
+//     that list the tool extra_<n> (an echo {text}), the prompt extra_<n>
+//     (one user message, "extra prompt <n>") or the resource
+//     demo://extra/<n> (text/plain, "extra resource <n>"), n counting from 1
+//     per list, and returns "added tool extra_<n>", "added prompt extra_<n>"
+//     or "added resource demo://extra/<n>".
+//
+// The SDK then sends notifications/tools/list_changed (or prompts/,
+// resources/) to every connected session, 10ms after the change; changes
+// less than 10ms apart share one notification. A session of
+// protocol 2026-07-28 or later receives it only on its subscriptions/listen
+// stream, which the go-sdk client opens when it sets the matching
+// ClientOptions handler. The additions belong to the server and last as
+// long as it does.
 //
 // # Use in tests
 //

@@ -27,6 +27,7 @@ const (
 // after the command name:
 //
 //	-name NAME             server implementation name (default "mcpvisor-example")
+//	-change-tool           register the change tool, which adds tools, prompts and resources
 //	-hang-initialize       never answer initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
 //	-garbage-stdout        write non-JSON lines to stdout, then exit 1
@@ -43,6 +44,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&opts.Name, "name", DefaultName, "server implementation `name`")
+	fs.BoolVar(&opts.ChangeTool, "change-tool", false, "register the change tool, which adds tools, prompts and resources at runtime")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
 	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")

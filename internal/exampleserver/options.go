@@ -24,10 +24,17 @@ var ErrExitRequested = errors.New("exampleserver: exit requested after the confi
 var ErrGarbageStdout = errors.New("exampleserver: wrote garbage to stdout instead of serving")
 
 // Options configure the example server. The zero value is a well-behaved
-// server; every other field injects one fault for tests.
+// server with fixed lists of tools, prompts and resources. ChangeTool lets a
+// client change those lists; every other field injects one fault for tests.
 type Options struct {
 	// Name is the server implementation name; default [DefaultName].
 	Name string
+	// ChangeTool registers the change tool, whose calls add a tool, prompt
+	// or resource to the running server, which then sends the matching
+	// notifications/*/list_changed (see the package doc). Off by default,
+	// so that the tool list that other tests and the demo tour count stays
+	// the same.
+	ChangeTool bool
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]

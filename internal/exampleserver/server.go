@@ -12,13 +12,15 @@ const version = "0.1.0"
 
 // instructions is deliberately short: clients may show it to a model.
 const instructions = "Example server for mcpvisor demos and tests. " +
-	"Tools: echo, add, sleep, fail, image, resource, env, stderr."
+	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema " +
+	"(and change, when enabled). Prompt: greet. Resources: demo://readme, demo://notes/{id}."
 
-// NewServer returns the example MCP server with all its tools registered, for
-// use with any transport (in-memory ones in tests and benchmarks).
+// NewServer returns the example MCP server with all its tools, prompts and
+// resources registered, for use with any transport (in-memory ones in tests
+// and benchmarks).
 //
-// Of the fault-injection options only PanicOnTool applies here; the others
-// concern the process or the stream and are handled by [Run].
+// Of the options only Name, ChangeTool, PanicOnTool and Stderr apply here;
+// the others concern the process or the stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
 	opts = opts.withDefaults()
 	return newServer(opts, &lockedWriter{w: opts.Stderr})
@@ -34,7 +36,13 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	if opts.PanicOnTool != "" {
 		srv.AddReceivingMiddleware(panicOnTool(opts.PanicOnTool))
 	}
-	addTools(srv, newTools(stderr))
+	t := newTools(stderr)
+	addTools(srv, t)
+	if opts.ChangeTool {
+		addChangeTool(srv, t)
+	}
+	addPrompts(srv)
+	addResources(srv)
 	return srv
 }
 

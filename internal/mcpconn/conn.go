@@ -58,6 +58,9 @@ type Options struct {
 	// asks the user for input). Default: every request is declined at once.
 	// The client advertises the elicitation capability either way.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// UserAction: the user asked for this connection (add, edit, restart),
+	// so an oauth server that needs a new login may open the browser.
+	UserAction bool
 	// Login runs an interactive OAuth login for an oauth server. Nil: a
 	// login fails with oauthflow.ErrNeedsReauth. The dial's timeout does
 	// not run while it waits.
@@ -81,10 +84,12 @@ type Conn struct {
 	stderr *stderrWriter
 	tap    *wireTap // nil for remote transports
 	tools  []*mcp.Tool
+	limit  *limiter // max_concurrent_calls; nil is unlimited
 
 	httpConns *http.Transport    // a remote server's sockets, closed with the Conn
 	endLife   context.CancelFunc // ends a remote transport's streams
 	closeAuth func()             // stops an OAuth login's background refresh
+	goFn      func(func())       // runs work the owner waits for (Options.Go)
 
 	// cause, if set before the transport ends, is why it was ended from
 	// here (a refused token refresh) and becomes Err.
@@ -144,6 +149,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		rem       *remoteParts
 		transport mcp.Transport = opts.Transport
 	)
+	owner := ctx // ends when the connection's owner stops
 	ctx, deadline, cancel := withDialDeadline(ctx, srv.Timeout())
 	defer cancel()
 	var (
@@ -151,12 +157,18 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		authMu sync.Mutex
 		failed error // a login or refresh that needs the user
 	)
+	// A login that fails during the dial makes the dial's error one that
+	// waits for the user; one that fails later (a step-up) fails its call
+	// only. A refused refresh ends the connection either way.
 	needsUser := func(err error) {
 		authMu.Lock()
 		if failed == nil {
 			failed = err
 		}
 		authMu.Unlock()
+	}
+	refused := func(err error) {
+		needsUser(err)
 		if c := live.Load(); c != nil {
 			c.endWith(err)
 		}
@@ -171,7 +183,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		deadline.pause()
 		defer deadline.resume()
 		res, err := opts.Login(ctx, req)
-		if err != nil && ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil && live.Load() == nil {
 			needsUser(err)
 		}
 		return res, err
@@ -183,7 +195,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = proc
 	default:
 		var err error
-		if rem, err = remoteTransport(opts, login, needsUser); err != nil {
+		if rem, err = remoteTransport(owner, opts, login, refused); err != nil {
 			return nil, redact(redactor, fmt.Errorf("connecting %q: %w", srv.Name, err))
 		}
 		transport = rem.transport
@@ -275,8 +287,10 @@ func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport
 		proc:     proc,
 		stderr:   stderr,
 		tools:    r.tools,
+		limit:    newLimiter(srv.MaxConcurrentCalls),
 		inflight: map[uint64]context.CancelFunc{},
 		done:     make(chan struct{}),
+		goFn:     opts.Go,
 	}
 	return c
 }
@@ -339,7 +353,7 @@ func (c *Conn) watch() {
 // failure the transport cannot see (a refused token refresh).
 func (c *Conn) endWith(err error) {
 	if c.cause.CompareAndSwap(nil, &err) {
-		go c.cs.Close()
+		c.goFn(func() { c.cs.Close() })
 	}
 }
 
@@ -372,7 +386,10 @@ func (c *Conn) Err() error {
 }
 
 // CallTool calls a tool by its original name on this session, bounded by
-// the server's timeout and by Close.
+// the server's timeout and by Close. Calls run concurrently; with
+// max_concurrent_calls set, a call beyond the limit waits for a slot, and
+// that wait counts towards the timeout (see limiter.acquire). Cancelling
+// ctx returns at once; the server gets notifications/cancelled.
 func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -380,8 +397,12 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	if !ok {
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tools.ErrSessionClosed)
 	}
+	if err := c.limit.acquire(callCtx, c.done); err != nil {
+		return nil, c.queueError(ctx, name, c.untrack(id), err)
+	}
 	// A fresh params value per call: the SDK writes into it.
 	res, err := c.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
+	c.limit.release()
 	closing := c.untrack(id)
 	switch {
 	case err == nil:
@@ -445,6 +466,9 @@ func (c *Conn) Close() {
 		default:
 			c.endCalls(true)
 		}
+		if c.closeAuth != nil {
+			c.closeAuth() // no refresh runs or is stored from now on
+		}
 		closed := make(chan struct{})
 		go func() {
 			defer close(closed)
@@ -458,9 +482,6 @@ func (c *Conn) Close() {
 			c.logger.Warn("session did not end after close; continuing")
 		}
 		c.stderr.flush()
-		if c.closeAuth != nil {
-			c.closeAuth()
-		}
 		if c.endLife != nil {
 			c.endLife()
 		}

@@ -25,7 +25,7 @@ type remoteParts struct {
 // every request, and the OAuth handler of an oauth or client_credentials
 // server. The http.Transport is the connection's own, so that closing the
 // connection also closes its idle sockets.
-func remoteTransport(opts Options, login oauthflow.Login, onRefused func(error)) (*remoteParts, error) {
+func remoteTransport(owner context.Context, opts Options, login oauthflow.Login, onRefused func(error)) (*remoteParts, error) {
 	srv := opts.Server
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	r := &remoteParts{conns: base, closeAuth: func() {}}
@@ -34,7 +34,7 @@ func remoteTransport(opts Options, login oauthflow.Login, onRefused func(error))
 		var err error
 		switch srv.Auth.Kind {
 		case config.AuthOAuth:
-			err = r.authCode(opts, login, onRefused)
+			err = r.authCode(owner, opts, login, onRefused)
 		case config.AuthClientCredentials:
 			err = r.clientCredentials(srv, base)
 		}
@@ -53,7 +53,7 @@ func remoteTransport(opts Options, login oauthflow.Login, onRefused func(error))
 	return r, nil
 }
 
-func (r *remoteParts) authCode(opts Options, login oauthflow.Login, onRefused func(error)) error {
+func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthflow.Login, onRefused func(error)) error {
 	srv := opts.Server
 	h, err := oauthflow.NewAuthCode(oauthflow.AuthCodeConfig{
 		Server:            srv.Name,
@@ -63,6 +63,8 @@ func (r *remoteParts) authCode(opts Options, login oauthflow.Login, onRefused fu
 		ClientMetadataURL: srv.Auth.ClientMetadataURL,
 		Scopes:            srv.Auth.Scopes,
 		Store:             opts.Tokens,
+		Life:              owner,
+		UserAction:        opts.UserAction,
 		Login:             login,
 		HTTPClient:        &http.Client{Transport: r.conns},
 		Logger:            opts.Logger,

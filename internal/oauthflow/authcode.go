@@ -60,10 +60,18 @@ type AuthCodeConfig struct {
 	ClientID, ClientSecret string
 	// ClientMetadataURL is a Client ID Metadata Document URL, if any.
 	ClientMetadataURL string
-	// Scopes, if set, replace the scopes discovered from the server.
+	// Scopes, if set, replace the scopes discovered from the server for a
+	// first login; a step-up adds what the server asks for.
 	Scopes []string
 	// Store keeps the login across restarts.
 	Store tokenstore.Store
+	// Life ends when the connection's owner stops (restart, disable,
+	// delete, shutdown): nothing is stored after that.
+	Life context.Context
+	// UserAction is true when the user asked for this connection (an add,
+	// edit or restart): only then may a server that needs a new login
+	// (refused refresh, failed login) open the browser again.
+	UserAction bool
 	// Login opens the browser and waits for the redirect.
 	Login Login
 	// HTTPClient is used for discovery, registration and tokens. Default:
@@ -81,22 +89,30 @@ type AuthCodeConfig struct {
 
 // AuthCode is the OAuth handler of one connection of an oauth server: the
 // SDK's AuthorizationCodeHandler with persistence, background refresh, and
-// a rule for when a browser may open: a first login (no usable stored
-// token) and a step-up to more scopes, never to replace a refused refresh.
+// a rule for when a browser may open: a first login (nothing stored), a
+// login the user asked for (a restart after needs_auth), and a step-up to
+// more scopes; never to replace a refused refresh by itself.
 type AuthCode struct {
 	cfg         AuthCodeConfig
+	key         string // fingerprint of the auth config the login is for
 	redirect    string
-	interactive bool // this connection began without a usable token
-	reused      bool // the first handler offers the stored registered client
-	logins      atomic.Int32
+	interactive bool // this connection may start a login
 	capture     *metadataCapture
 	refresher   *refresher
+
+	// authorizing makes logins one at a time: two calls refused at once
+	// cause one login, and the second retries with its token.
+	authorizing sync.Mutex
+	logins      atomic.Int32 // logins started by this connection
+	loginSeq    atomic.Uint64
 
 	mu       sync.Mutex
 	reserved net.Listener // the first login's port, until that login takes it
 	inner    *auth.AuthorizationCodeHandler
+	reused   bool // inner offers the stored registered client
 	source   *tokenSource
 	stored   *tokenstore.Record
+	stepUp   bool // the running Authorize answers a 403 insufficient_scope
 	closed   bool
 }
 
@@ -107,7 +123,8 @@ var _ auth.OAuthHandler = (*AuthCode)(nil)
 const maxLogins = 3
 
 // NewAuthCode returns the handler for one connection. It reads the stored
-// login; a stored token for the same URL is used without a browser.
+// login; a stored token for the same URL and auth config is used without a
+// browser.
 func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -115,22 +132,21 @@ func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 	if cfg.Go == nil {
 		cfg.Go = func(f func()) { go f() }
 	}
-	rec, err := cfg.Store.Load(cfg.Server)
-	if err != nil {
-		cfg.Logger.Warn("ignoring the stored login", "error", err)
-		rec = nil
+	if cfg.Life == nil {
+		cfg.Life = context.Background()
 	}
-	if rec != nil && rec.ServerURL != cfg.URL {
-		rec = nil // a login for another URL: the next one replaces it
-	}
-	h := &AuthCode{cfg: cfg, stored: rec}
+	h := &AuthCode{cfg: cfg, key: recordKey(cfg)}
+	rec := h.load()
+	h.stored = rec
 	base := http.DefaultTransport
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		base = cfg.HTTPClient.Transport
 	}
 	h.capture = &metadataCapture{base: secureTransport{base: base}}
+	h.capture.remember(cfg.ClientSecret)
 	h.refresher = newRefresher(cfg.Go, cfg.Logger)
 
+	var err error
 	if rec != nil && rec.Client != nil && rec.Client.RedirectURI != "" {
 		h.redirect = rec.Client.RedirectURI
 	} else if h.redirect, h.reserved, err = reserveRedirect(); err != nil {
@@ -140,7 +156,7 @@ func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 	if rec != nil && rec.Token != nil && rec.Client != nil && rec.AuthServer != nil && rec.AuthServer.TokenEndpoint != "" {
 		oc := &oauth2.Config{
 			ClientID:     rec.Client.ClientID,
-			ClientSecret: rec.Client.ClientSecret,
+			ClientSecret: h.clientSecret(rec.Client),
 			Endpoint: oauth2.Endpoint{
 				AuthURL:   rec.AuthServer.AuthorizationEndpoint,
 				TokenURL:  rec.AuthServer.TokenEndpoint,
@@ -151,10 +167,13 @@ func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 		h.source = h.newSource(oc, fromStored(rec.Token))
 		initial = h.source
 	}
-	h.interactive = initial == nil
+	// A first login may open the browser by itself; a login after a
+	// refusal or a failed login only when the user asked for it.
+	h.interactive = initial == nil && (rec == nil || !rec.NeedsLogin || cfg.UserAction)
 	reuse := h.storedClient()
 	h.reused = reuse != nil
 	if h.inner, err = h.newInner(initial, reuse); err != nil {
+		h.Close()
 		return nil, err
 	}
 	if h.source != nil {
@@ -181,15 +200,8 @@ func (h *AuthCode) storedClient() *oauthex.ClientCredentials {
 
 func (h *AuthCode) newInner(initial oauth2.TokenSource, reuse *oauthex.ClientCredentials) (*auth.AuthorizationCodeHandler, error) {
 	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL: h.redirect,
-		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			h.cfg.Logger.Info("login required: waiting for the browser")
-			h.mu.Lock()
-			ln := h.reserved
-			h.reserved = nil
-			h.mu.Unlock()
-			return h.cfg.Login(ctx, LoginRequest{URL: args.URL, RedirectURI: h.redirect, Listener: ln})
-		},
+		RedirectURL:              h.redirect,
+		AuthorizationCodeFetcher: h.fetchCode,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
 			Metadata: &oauthex.ClientRegistrationMetadata{
 				RedirectURIs:  []string{h.redirect},
@@ -204,6 +216,7 @@ func (h *AuthCode) newInner(initial oauth2.TokenSource, reuse *oauthex.ClientCre
 			return h.loggedIn(oc, tok), nil
 		},
 		InitialTokenSource: initial,
+		ScopeFilter:        h.scopes,
 	}
 	if h.cfg.ClientMetadataURL != "" {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: h.cfg.ClientMetadataURL}
@@ -217,10 +230,6 @@ func (h *AuthCode) newInner(initial oauth2.TokenSource, reuse *oauthex.ClientCre
 	case reuse != nil:
 		cfg.PreregisteredClient = reuse
 	}
-	if len(h.cfg.Scopes) > 0 {
-		scopes := h.cfg.Scopes
-		cfg.ScopeFilter = func([]string) []string { return scopes }
-	}
 	inner, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
@@ -228,8 +237,50 @@ func (h *AuthCode) newInner(initial oauth2.TokenSource, reuse *oauthex.ClientCre
 	return inner, nil
 }
 
+// scopes chooses the scopes of a login: the configured ones instead of the
+// discovered ones for a first login; for a step-up, also what the server
+// now asks for and what the stored token was granted (a resumed connection
+// must not lose earlier grants).
+func (h *AuthCode) scopes(discovered []string) []string {
+	h.mu.Lock()
+	stepUp, rec := h.stepUp, h.stored
+	h.mu.Unlock()
+	if len(h.cfg.Scopes) == 0 && !stepUp {
+		return discovered
+	}
+	out := h.cfg.Scopes
+	if len(out) == 0 || stepUp {
+		out = unionScopes(out, discovered)
+	}
+	if stepUp && rec != nil && rec.Token != nil {
+		out = unionScopes(out, rec.Token.Scopes)
+	}
+	return out
+}
+
+// fetchCode is the SDK's AuthorizationCodeFetcher: one browser login.
+func (h *AuthCode) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	if !h.interactive {
+		return nil, fmt.Errorf("%w: restart the server to log in again", ErrNeedsReauth)
+	}
+	if h.logins.Add(1) > maxLogins {
+		return nil, fmt.Errorf("%w: the server still refuses after %d logins", ErrNeedsReauth, maxLogins)
+	}
+	h.cfg.Logger.Info("login required: waiting for the browser")
+	h.mu.Lock()
+	ln := h.reserved
+	h.reserved = nil
+	h.mu.Unlock()
+	res, err := h.cfg.Login(ctx, LoginRequest{URL: args.URL, RedirectURI: h.redirect, Listener: ln})
+	if err == nil {
+		h.capture.remember(res.Code)
+	}
+	return res, err
+}
+
 // TokenSource returns the token source of the current login, nil before
 // the first one.
+//
 // After a refused refresh it is nil too: requests then go out without a
 // token (the session's closing DELETE among them) and a 401 comes back to
 // Authorize, which answers with the refusal instead of a browser.
@@ -245,27 +296,33 @@ func (h *AuthCode) TokenSource(ctx context.Context) (oauth2.TokenSource, error) 
 
 // Authorize is called by the transport on a 401 or 403.
 func (h *AuthCode) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	seq := h.loginSeq.Load()
+	h.authorizing.Lock()
+	defer h.authorizing.Unlock()
+	if h.loginSeq.Load() != seq {
+		// Another request logged in while this one waited: retry with
+		// that token before asking the user again.
+		discard(resp)
+		return nil
+	}
 	h.mu.Lock()
-	src, inner, interactive, reused := h.source, h.inner, h.interactive, h.reused
+	src, inner, reused := h.source, h.inner, h.reused
+	h.stepUp = resp.StatusCode == http.StatusForbidden
 	h.mu.Unlock()
 	if src != nil && resp.StatusCode == http.StatusUnauthorized {
 		// The server no longer takes the token: a refresh may fix that
-		// without the user. Failing that, only a connection that began
-		// with a login may log in again; one resumed from a stored login
-		// waits for the user instead of opening a browser by itself.
-		final := !interactive || h.logins.Load() >= maxLogins
+		// without the user. Failing that, only a connection that may log
+		// in does; one resumed from a stored login waits for the user.
+		final := !h.interactive || h.logins.Load() >= maxLogins
 		if err := src.rejected(final); err == nil {
 			discard(resp)
 			return nil
 		} else if final || !errors.Is(err, ErrNeedsReauth) || src.refusal() != nil {
 			discard(resp)
-			return err
+			return h.clean(err)
 		}
 	}
-	if h.logins.Add(1) > maxLogins {
-		discard(resp)
-		return fmt.Errorf("%w: the server still refuses after %d logins", ErrNeedsReauth, maxLogins)
-	}
+	before := h.logins.Load()
 	err := inner.Authorize(ctx, req, resp)
 	if err != nil && reused && strings.Contains(err.Error(), "pre-registered credentials issuer") {
 		// The server moved to another authorization server since the
@@ -281,16 +338,27 @@ func (h *AuthCode) Authorize(ctx context.Context, req *http.Request, resp *http.
 			err = inner.Authorize(ctx, req, resp)
 		}
 	}
-	if err != nil {
-		return loginError(err)
+	switch {
+	case err == nil:
+		return nil
+	case h.logins.Load() == before && !errors.Is(err, ErrNeedsReauth):
+		// Discovery or registration failed before any browser opened: a
+		// retry may succeed (the authorization server was down).
+		return h.clean(err)
 	}
-	return nil
+	if ctx.Err() == nil {
+		// The login failed or timed out: the next start waits for the
+		// user instead of opening the browser again by itself. (A login
+		// abandoned by a stop is not recorded: Life has ended.)
+		h.needsLogin()
+	}
+	return h.clean(loginError(err))
 }
 
 // loginError keeps a failed login from being retried automatically: the
 // browser opens again only when the user asks for it.
 func loginError(err error) error {
-	if errors.Is(err, ErrNeedsReauth) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, ErrNeedsReauth) || errors.Is(err, context.Canceled) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrNeedsReauth, err)
@@ -298,6 +366,7 @@ func loginError(err error) error {
 
 // loggedIn is NewTokenSource: a login just completed with tok.
 func (h *AuthCode) loggedIn(oc *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
+	h.capture.remember(oc.ClientSecret, tok.AccessToken, tok.RefreshToken)
 	src := h.newSource(oc, tok)
 	h.mu.Lock()
 	old := h.source
@@ -306,6 +375,7 @@ func (h *AuthCode) loggedIn(oc *oauth2.Config, tok *oauth2.Token) oauth2.TokenSo
 	if old != nil {
 		old.retire()
 	}
+	h.loginSeq.Add(1)
 	h.persist(oc, tok)
 	h.refresher.watch(src)
 	h.cfg.Logger.Info("logged in", "expires_at", tok.Expiry)
@@ -323,15 +393,16 @@ func noRedirectedPosts(req *http.Request, via []*http.Request) error {
 }
 
 func (h *AuthCode) newSource(oc *oauth2.Config, tok *oauth2.Token) *tokenSource {
-	// A refresh never follows a redirect: it would resend the refresh
-	// token and the client secret to wherever the redirect points.
 	client := &http.Client{Transport: h.capture, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, client)
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), oauth2.HTTPClient, client))
 	return &tokenSource{
-		oc:  oc,
-		ctx: ctx,
-		tok: tok,
+		oc:      oc,
+		ctx:     ctx,
+		cancel:  cancel,
+		tok:     tok,
+		secrets: h.capture.secrets,
 		saved: func(oc *oauth2.Config, tok *oauth2.Token) {
+			h.capture.remember(tok.AccessToken, tok.RefreshToken)
 			h.persist(oc, tok)
 		},
 		refused: func(err error) {
@@ -344,59 +415,9 @@ func (h *AuthCode) newSource(oc *oauth2.Config, tok *oauth2.Token) *tokenSource 
 	}
 }
 
-// persist stores the login after a login or a refresh.
-func (h *AuthCode) persist(oc *oauth2.Config, tok *oauth2.Token) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return
-	}
-	rec := &tokenstore.Record{
-		ServerURL: h.cfg.URL,
-		Token:     toStored(tok),
-		Client: &tokenstore.Client{
-			ClientID:     oc.ClientID,
-			ClientSecret: oc.ClientSecret,
-			RedirectURI:  h.redirect,
-			AuthStyle:    int(oc.Endpoint.AuthStyle),
-			Registered:   oc.ClientID != h.cfg.ClientID && oc.ClientID != h.cfg.ClientMetadataURL,
-		},
-		AuthServer: &tokenstore.AuthServer{
-			AuthorizationEndpoint: oc.Endpoint.AuthURL,
-			TokenEndpoint:         oc.Endpoint.TokenURL,
-		},
-	}
-	if md, raw := h.capture.forTokenEndpoint(oc.Endpoint.TokenURL); md != nil {
-		rec.AuthServer.Issuer, rec.AuthServer.Metadata = md.Issuer, raw
-	} else if h.stored != nil && h.stored.AuthServer != nil && h.stored.AuthServer.TokenEndpoint == oc.Endpoint.TokenURL {
-		rec.AuthServer.Issuer, rec.AuthServer.Metadata = h.stored.AuthServer.Issuer, h.stored.AuthServer.Metadata
-	}
-	if err := h.cfg.Store.Save(h.cfg.Server, rec); err != nil {
-		h.cfg.Logger.Error("storing the login failed; the next start needs a login", "error", err)
-		return
-	}
-	h.stored = rec
-}
-
-// forgetToken drops the stored token after a refused refresh, keeping the
-// client and the authorization server for the next login.
-func (h *AuthCode) forgetToken() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed || h.stored == nil {
-		return
-	}
-	rec := *h.stored
-	rec.Token = nil
-	if err := h.cfg.Store.Save(h.cfg.Server, &rec); err != nil {
-		h.cfg.Logger.Error("forgetting the refused token failed", "error", err)
-		return
-	}
-	h.stored = &rec
-}
-
-// Close stops the background refresh. A refresh that completes after
-// Close is not stored: the connection's owner may be deleting the server.
+// Close stops the background refresh and any refresh in flight; nothing is
+// stored after Close. The owner calls it as soon as the connection is no
+// longer wanted, before the server's stored login may be deleted.
 func (h *AuthCode) Close() {
 	h.mu.Lock()
 	h.closed = true

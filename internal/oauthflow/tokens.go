@@ -24,11 +24,22 @@ const expiryDelta = 10 * time.Second
 // token on every request, so a refreshed token is used at once. Refreshes
 // go through golang.org/x/oauth2 at the token endpoint the login used
 // (after a restart, the stored one).
+//
+// Two locks: fetching makes refreshes one at a time and is held across the
+// network; mu guards the state and is never held across the network, so a
+// request (or Close) never waits for a token endpoint. Order: fetching,
+// then mu.
 type tokenSource struct {
 	oc      *oauth2.Config
-	ctx     context.Context // carries the HTTP client for refreshes
+	ctx     context.Context // carries the HTTP client; ends when retired
+	cancel  context.CancelFunc
 	saved   func(*oauth2.Config, *oauth2.Token)
 	refused func(error)
+	// secrets returns values to scrub from refresh errors (the client
+	// secret; the refresh token is added by fetch).
+	secrets func() []string
+
+	fetching sync.Mutex
 
 	mu         sync.Mutex
 	tok        *oauth2.Token
@@ -41,35 +52,54 @@ type tokenSource struct {
 func (s *tokenSource) init() {
 	if s.changed == nil {
 		s.changed = make(chan struct{})
-		s.obtained = time.Now()
+		if s.obtained.IsZero() {
+			s.obtained = time.Now()
+		}
 	}
 }
 
-// Token returns the current token, refreshing it first if it is about to
-// expire.
-func (s *tokenSource) Token() (*oauth2.Token, error) {
+// current returns the token as it is, or the refusal.
+func (s *tokenSource) current() (*oauth2.Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
 	if s.refusedErr != nil {
 		return nil, s.refusedErr
 	}
-	if s.tok.Expiry.IsZero() || time.Until(s.tok.Expiry) > expiryDelta {
-		return s.tok, nil
+	return s.tok, nil
+}
+
+// Token returns the current token, refreshing it first if it is about to
+// expire.
+//
+// A retired source (its connection is closing) no longer refreshes: the
+// last requests (the session's DELETE) go out with the token as it is.
+func (s *tokenSource) Token() (*oauth2.Token, error) {
+	tok, err := s.current()
+	if err != nil {
+		return nil, err
 	}
-	return s.refreshLocked()
+	s.mu.Lock()
+	retired := s.retired
+	// Refresh on use only close to the expiry: the background refresher
+	// normally got there first. A token that lives only seconds gets a
+	// proportionally shorter margin, or every request would refresh it.
+	margin := min(expiryDelta, tok.Expiry.Sub(s.obtained)/4)
+	s.mu.Unlock()
+	if retired || tok.Expiry.IsZero() || time.Until(tok.Expiry) > margin {
+		return tok, nil
+	}
+	return s.refreshFrom(tok)
 }
 
 // refreshNow refreshes whatever the expiry says (the background
 // refresher's time came). A refusal ends the login.
 func (s *tokenSource) refreshNow() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.init()
-	if s.refusedErr != nil {
-		return s.refusedErr
+	tok, err := s.current()
+	if err != nil {
+		return err
 	}
-	_, err := s.refreshLocked()
+	_, err = s.refreshFrom(tok)
 	return err
 }
 
@@ -79,43 +109,52 @@ func (s *tokenSource) refreshNow() error {
 // token the login ends only when final, and otherwise the caller may log
 // in again (the user just did, in this connection).
 func (s *tokenSource) rejected(final bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.init()
-	if s.refusedErr != nil {
-		return s.refusedErr
+	tok, err := s.current()
+	if err != nil {
+		return err
 	}
-	if s.tok.RefreshToken == "" {
+	if tok.RefreshToken == "" {
 		err := fmt.Errorf("%w: the server rejected the token and there is no refresh token", ErrNeedsReauth)
 		if final {
+			s.mu.Lock()
+			defer s.mu.Unlock()
 			return s.refuseLocked(err)
 		}
 		return err
 	}
-	tok, err := s.fetchLocked()
+	_, err = s.refreshFrom(tok)
+	return err
+}
+
+// refreshFrom replaces seen with a refreshed token. If another refresh
+// replaced it meanwhile, that one is the answer: concurrent requests cause
+// one refresh, not one each.
+func (s *tokenSource) refreshFrom(seen *oauth2.Token) (*oauth2.Token, error) {
+	s.fetching.Lock()
+	defer s.fetching.Unlock()
+	s.mu.Lock()
+	switch {
+	case s.refusedErr != nil:
+		defer s.mu.Unlock()
+		return nil, s.refusedErr
+	case s.tok != seen:
+		defer s.mu.Unlock()
+		return s.tok, nil
+	case seen.RefreshToken == "":
+		defer s.mu.Unlock()
+		return nil, s.refuseLocked(fmt.Errorf("%w: the token expired and the server issued no refresh token", ErrNeedsReauth))
+	}
+	s.mu.Unlock()
+
+	tok, err := s.fetch(seen.RefreshToken)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var refusal *refusedError
 	switch {
 	case errors.As(err, &refusal):
-		// A refused refresh always waits for the user: a new login now
-		// would be a browser the user did not ask for.
-		return s.refuseLocked(refusal.err)
-	case err != nil:
-		return err
-	}
-	s.replaceLocked(tok)
-	return nil
-}
-
-func (s *tokenSource) refreshLocked() (*oauth2.Token, error) {
-	if s.tok.RefreshToken == "" {
-		return nil, s.refuseLocked(fmt.Errorf("%w: the token expired and the server issued no refresh token", ErrNeedsReauth))
-	}
-	tok, err := s.fetchLocked()
-	var refusal *refusedError
-	if errors.As(err, &refusal) {
 		return nil, s.refuseLocked(refusal.err)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	s.replaceLocked(tok)
@@ -127,15 +166,22 @@ type refusedError struct{ err error }
 
 func (e *refusedError) Error() string { return e.err.Error() }
 
-// fetchLocked asks the token endpoint for a new token.
-func (s *tokenSource) fetchLocked() (*oauth2.Token, error) {
-	tok, err := s.oc.TokenSource(s.ctx, &oauth2.Token{RefreshToken: s.tok.RefreshToken}).Token()
+// fetch asks the token endpoint for a new token, within refreshTimeout: a
+// token endpoint that never answers must not hold the connection.
+func (s *tokenSource) fetch(refreshToken string) (*oauth2.Token, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, refreshTimeout)
+	defer cancel()
+	tok, err := s.oc.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.ErrorCode == "unauthorized_client") {
 			return nil, &refusedError{fmt.Errorf("%w: the authorization server refused the refresh (%s)", ErrNeedsReauth, re.ErrorCode)}
 		}
-		return nil, fmt.Errorf("oauth: refreshing the token: %w", safeError(err, s.tok.RefreshToken, s.oc.ClientSecret))
+		secrets := []string{refreshToken, s.oc.ClientSecret}
+		if s.secrets != nil {
+			secrets = append(secrets, s.secrets()...)
+		}
+		return nil, fmt.Errorf("oauth: refreshing the token: %w", safeError(err, secrets...))
 	}
 	return tok, nil
 }
@@ -176,6 +222,9 @@ func (s *tokenSource) retire() {
 		s.retired = true
 		close(s.changed)
 		s.changed = make(chan struct{})
+	}
+	if s.cancel != nil {
+		s.cancel() // an in-flight refresh ends now
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,11 +35,78 @@ const maxMetadata = 1 << 20
 // metadataCapture records the authorization server metadata documents the
 // SDK fetches during a login, so that the login can be stored with the
 // metadata it used. It only reads what passes through.
+//
+// It also learns the secrets that pass through (codes, verifiers, client
+// secrets, tokens, in request forms and JSON answers), so that an error
+// quoting one of them (an authorization server echoing its input) can be
+// scrubbed before it reaches a log or a status.
 type metadataCapture struct {
 	base http.RoundTripper
 
-	mu   sync.Mutex
-	seen []capturedMetadata
+	mu      sync.Mutex
+	seen    []capturedMetadata
+	learned []string
+}
+
+// remember adds secret values to scrub from errors.
+func (c *metadataCapture) remember(values ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, v := range values {
+		if len(v) >= 4 && !slices.Contains(c.learned, v) {
+			c.learned = append(c.learned, v)
+		}
+	}
+}
+
+// secrets returns the values learned so far.
+func (c *metadataCapture) secrets() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.learned)
+}
+
+// secretFields are the form and JSON fields whose values are secrets.
+var secretFields = []string{"code", "code_verifier", "client_secret", "refresh_token", "access_token", "id_token", "client_assertion"}
+
+// learnRequest remembers the secrets of a form request, keeping its body.
+func (c *metadataCapture) learnRequest(req *http.Request) {
+	if _, pass, ok := req.BasicAuth(); ok {
+		c.remember(pass)
+	}
+	if req.Body == nil || req.Method != http.MethodPost || !strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(req.Body, maxMetadata))
+	req.Body.Close()
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	if err != nil {
+		return
+	}
+	if form, err := url.ParseQuery(string(data)); err == nil {
+		for _, f := range secretFields {
+			c.remember(form.Get(f))
+		}
+	}
+}
+
+// learnResponse remembers the secrets of a JSON answer, keeping its body.
+func (c *metadataCapture) learnResponse(resp *http.Response) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	if err != nil {
+		return
+	}
+	var fields map[string]any
+	if json.Unmarshal(data, &fields) != nil {
+		return
+	}
+	for _, f := range secretFields {
+		if v, ok := fields[f].(string); ok {
+			c.remember(v)
+		}
+	}
 }
 
 type capturedMetadata struct {
@@ -46,7 +115,11 @@ type capturedMetadata struct {
 }
 
 func (c *metadataCapture) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.learnRequest(req)
 	resp, err := c.base.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost {
+		c.learnResponse(resp)
+	}
 	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !isAuthServerMetadata(req.URL.Path) {
 		return resp, err
 	}

@@ -1,0 +1,62 @@
+package exampleserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Resources the server lists; tests compare against them.
+const (
+	readmeURI      = "demo://readme"
+	readmeMIMEType = "text/markdown"
+	notesTemplate  = "demo://notes/{id}"
+	notesPrefix    = "demo://notes/"
+)
+
+// readmeText is the text of [readmeURI].
+const readmeText = `# mcpvisor example server
+
+The example MCP server that ` + "`demo serve`" + ` runs on stdio.
+
+- Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema;
+  with -change-tool also change, which adds tools, prompts and resources.
+- Prompts: greet {name, style}.
+- Resources: this readme, and demo://notes/{id} for any id.
+`
+
+// addResources registers the server's static resource and its template.
+func addResources(srv *mcp.Server) {
+	srv.AddResource(&mcp.Resource{
+		URI:         readmeURI,
+		Name:        "readme",
+		Title:       "About the example server",
+		Description: "What the example server offers.",
+		MIMEType:    readmeMIMEType,
+	}, textResource(readmeText))
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: notesTemplate,
+		Name:        "notes",
+		Description: "A one-line note for any id: reading demo://notes/7 returns \"note 7\".",
+		MIMEType:    "text/plain",
+	}, readNote)
+}
+
+// textResource returns a handler that answers every read with text; the SDK
+// fills in the URI and the MIME type the resource was registered with.
+func textResource(text string) mcp.ResourceHandler {
+	return func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: text}}}, nil
+	}
+}
+
+// readNote reads demo://notes/{id}: "note <id>". An empty id is not found.
+func readNote(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	id, ok := strings.CutPrefix(req.Params.URI, notesPrefix)
+	if !ok || id == "" {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: fmt.Sprintf("note %s", id)}}}, nil
+}

@@ -1,0 +1,143 @@
+package mcpconn
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// Lists a server can announce a change of (notifications/*/list_changed).
+const (
+	ListTools     = "tools"
+	ListPrompts   = "prompts"
+	ListResources = "resources"
+)
+
+// Features are the client features a host offers its servers (S9). The
+// zero value offers none and answers every request at once.
+type Features struct {
+	// Sample answers sampling/createMessage with the host's model. Nil: the
+	// server gets a JSON-RPC error saying sampling is not configured.
+	Sample func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	// Elicit answers elicitation/create. Nil: every request is declined.
+	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Roots are the roots the server may ask for with roots/list.
+	Roots []*mcp.Root
+	// ListChanged is called when the server says one of its lists changed
+	// (ListTools, ListPrompts, ListResources). It must not block.
+	ListChanged func(list string)
+}
+
+// errNoSampling is what a server asking for sampling gets when the host has
+// no model callback: an answer, never a hang.
+var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "sampling is not configured in this MCP host"}
+
+// clientOptions builds the SDK client options: the host's features, the
+// server's log notifications to the logger, progress to per-call
+// callbacks.
+func clientOptions(f Features, logger *slog.Logger, progress *progressRouter) *mcp.ClientOptions {
+	sample := f.Sample
+	if sample == nil {
+		// Advertised anyway, so a server can tell "not configured" from
+		// "not supported" and a sampling tool fails with a clear message.
+		sample = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, errNoSampling
+		}
+	}
+	notify := func(list string) {
+		if f.ListChanged != nil {
+			f.ListChanged(list)
+		}
+	}
+	return &mcp.ClientOptions{
+		Logger:               logger,
+		CreateMessageHandler: sample,
+		ElicitationHandler:   elicitHandler(f.Elicit),
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			notify(ListTools)
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			notify(ListPrompts)
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			notify(ListResources)
+		},
+		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+			serverLog(ctx, logger, req.Params)
+		},
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			progress.deliver(ctx, logger, req.Params)
+		},
+	}
+}
+
+// serverLog passes a server's notifications/message to the host's logger,
+// which already carries the server's name.
+func serverLog(ctx context.Context, logger *slog.Logger, p *mcp.LoggingMessageParams) {
+	if p == nil {
+		return
+	}
+	level := slog.LevelInfo
+	switch p.Level {
+	case "debug":
+		level = slog.LevelDebug
+	case "notice", "info":
+	case "warning":
+		level = slog.LevelWarn
+	default: // error, critical, alert, emergency
+		level = slog.LevelError
+	}
+	attrs := []any{"level", string(p.Level), "data", p.Data}
+	if p.Logger != "" {
+		attrs = append(attrs, "logger", p.Logger)
+	}
+	logger.Log(ctx, level, "server log", attrs...)
+}
+
+// progressRouter hands progress notifications to the callback of the call
+// whose progress token they carry.
+type progressRouter struct {
+	next  atomic.Uint64
+	mu    sync.Mutex
+	calls map[string]func(tools.Progress)
+}
+
+// register gives a call with a progress callback its token.
+func (r *progressRouter) register(f func(tools.Progress)) (token string, done func()) {
+	token = "mcpvisor-" + strconv.FormatUint(r.next.Add(1), 10)
+	r.mu.Lock()
+	if r.calls == nil {
+		r.calls = map[string]func(tools.Progress){}
+	}
+	r.calls[token] = f
+	r.mu.Unlock()
+	return token, func() {
+		r.mu.Lock()
+		delete(r.calls, token)
+		r.mu.Unlock()
+	}
+}
+
+func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	logger.Debug("progress", "progress", p.Progress, "total", p.Total, "message", p.Message)
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	f := r.calls[token]
+	r.mu.Unlock()
+	if f != nil {
+		f(tools.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}

@@ -1,0 +1,178 @@
+// Package peers_test runs mcpvisor's runtime against real third-party MCP
+// servers: the official server-everything (npm), over stdio, legacy SSE and
+// Streamable HTTP.
+//
+// The tests install what they need themselves: TestMain puts the pinned
+// server-everything into <repo>/.cache/everything with npm, once (a later
+// run finds it there and downloads nothing). npm and Node (20 or later)
+// must be on PATH; without them the run fails rather than skips.
+package peers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/openprogram/mcpvisor/internal/testutil"
+)
+
+const (
+	everythingPkg     = "@modelcontextprotocol/server-everything"
+	everythingVersion = "2026.8.31"
+
+	// installTimeout bounds npm install (a cold install takes ~3 s here)
+	// and the wait for another test process's install of the same cache.
+	installTimeout = 5 * time.Minute
+)
+
+var (
+	// marker tags every process these tests start (the HTTP servers and the
+	// runtime's stdio servers), so that leftovers are found.
+	marker = fmt.Sprintf("peers-test-%d", os.Getpid())
+	// everythingJS is the absolute path of server-everything's dist/index.js;
+	// loopbackJS that of the preload that keeps the HTTP servers on loopback.
+	everythingJS string
+	loopbackJS   string
+)
+
+func TestMain(m *testing.M) {
+	if err := setup(); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: peers: %v\n", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: processes left behind: %v\n", left)
+		code = 1
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: goroutines leaked: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// setup installs server-everything if needed and resolves the paths.
+func setup() error {
+	if _, err := exec.LookPath("node"); err != nil {
+		return errors.New("node is not on PATH; the peer tests need Node 20 or later")
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, ".cache", "everything")
+	if err := installEverything(dir); err != nil {
+		return err
+	}
+	everythingJS = filepath.Join(dir, "node_modules", everythingPkg, "dist", "index.js")
+	if _, err := os.Stat(everythingJS); err != nil {
+		return fmt.Errorf("server-everything is installed but its entry point is missing: %w", err)
+	}
+	loopbackJS, err = filepath.Abs(filepath.Join("testdata", "loopback.mjs"))
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// repoRoot is the module root: the tests run in the package directory, one
+// below it.
+func repoRoot() (string, error) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return "", err
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || !bytes.Contains(mod, []byte("module github.com/openprogram/mcpvisor\n")) {
+		return "", fmt.Errorf("%s is not the mcpvisor module root (the tests must run in peers/)", root)
+	}
+	return root, nil
+}
+
+// installEverything installs the pinned server-everything into dir unless
+// that version is there already. A file lock serialises test processes
+// that share the cache (two runs of this package at once).
+func installEverything(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if installedVersion(dir) == everythingVersion {
+		return nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return fmt.Errorf("npm is not on PATH; it is needed once to install %s@%s into %s", everythingPkg, everythingVersion, dir)
+	}
+	fmt.Fprintf(os.Stderr, "peers: installing %s@%s into %s\n", everythingPkg, everythingVersion, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--save-exact",
+		everythingPkg+"@"+everythingVersion)
+	cmd.Env = append(os.Environ(), testutil.MarkerEnv+"="+marker)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("npm install %s@%s failed: %v\n%s", everythingPkg, everythingVersion, err, out)
+	}
+	if got := installedVersion(dir); got != everythingVersion {
+		return fmt.Errorf("npm install finished but %s is at version %q, want %q\n%s", everythingPkg, got, everythingVersion, out)
+	}
+	return nil
+}
+
+// installedVersion is the version of server-everything in dir, or "".
+func installedVersion(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "node_modules", everythingPkg, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &pkg) != nil {
+		return ""
+	}
+	return strings.TrimSpace(pkg.Version)
+}
+
+// lockDir takes an exclusive lock on dir/.install.lock, waiting at most
+// installTimeout for another process to release it.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(installTimeout)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

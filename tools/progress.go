@@ -1,0 +1,27 @@
+package tools
+
+import "context"
+
+// Progress is one progress report of a running call
+// (notifications/progress): Progress rises towards Total (0 when the
+// server does not know it).
+type Progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose tool calls report their progress to
+// f. The server is asked for progress only when a call's context carries a
+// callback. f runs on the connection's goroutine: it must return quickly.
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// ProgressFrom returns the progress callback of ctx, or nil.
+func ProgressFrom(ctx context.Context) func(Progress) {
+	f, _ := ctx.Value(progressKey{}).(func(Progress))
+	return f
+}
