@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
@@ -46,6 +47,13 @@ type Deps struct {
 	// Elicit answers a server's elicitation/create requests; nil declines
 	// them. server is the server's configured name.
 	Elicit func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Sample answers a server's sampling/createMessage with the host's
+	// model; nil answers with an error saying sampling is not configured.
+	Sample func(ctx context.Context, server string, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	// Roots are offered to every server (roots/list).
+	Roots []*mcp.Root
+	// Prompts is the registry of the servers' prompts.
+	Prompts *prompts.Registry
 	// Tokens stores the OAuth logins of oauth servers.
 	Tokens tokenstore.Store
 	// OpenURL sends the user to an authorization URL during a login.

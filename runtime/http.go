@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -30,6 +31,8 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/reload                   {"added", "removed", "restarted"}
 //	GET    /api/mcp/tools                    {"tools": [...]}
 //	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
+//	GET    /api/mcp/prompts                  {"prompts": [...]}
+//	POST   /api/mcp/prompts/{name}/get       {"arguments": {"k": "v"}} → the messages
 //	GET    /debug/actors                     the live actor tree
 //
 // Every answer is JSON with X-Content-Type-Options: nosniff, and every
@@ -56,6 +59,8 @@ func (r *Runtime) Handler() http.Handler {
 	handle("POST /api/mcp/reload", r.handleReload)
 	handle("GET /api/mcp/tools", r.handleListTools)
 	handle("POST /api/mcp/tools/{name}/call", r.handleCallTool)
+	handle("GET /api/mcp/prompts", r.handleListPrompts)
+	handle("POST /api/mcp/prompts/{name}/get", r.handleGetPrompt)
 	handle("GET /debug/actors", r.handleActors)
 	if r.opts.Debug {
 		handle("POST /debug/actors/kill", r.handleKill)
@@ -115,6 +120,7 @@ func toAPIError(err error) *apiError {
 	)
 	status := http.StatusInternalServerError
 	msg := err.Error()
+	var missing *prompts.ArgumentError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -128,7 +134,9 @@ func toAPIError(err error) *apiError {
 		msg = unparsableMessage(msg)
 	case errors.As(err, &fe):
 		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: fe.Field}
-	case errors.Is(err, ErrUnknownServer), errors.Is(err, tools.ErrUnknownTool):
+	case errors.As(err, &missing):
+		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: "arguments." + missing.Argument}
+	case errors.Is(err, ErrUnknownServer), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, prompts.ErrUnknownPrompt):
 		status = http.StatusNotFound
 	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled):
 		status = http.StatusConflict

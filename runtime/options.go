@@ -47,6 +47,13 @@ type Options struct {
 	// while the user answers, until ctx ends. Default: every request is
 	// declined at once (Action "decline"), so a server never hangs on it.
 	Elicit func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Sample answers a server's sampling/createMessage with the host's
+	// model; server is its configured name. Default: the server gets a
+	// JSON-RPC error saying sampling is not configured, at once.
+	Sample func(ctx context.Context, server string, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	// Roots are the directories (or other URIs) servers may work in, as
+	// roots/list answers them. Default: none.
+	Roots []Root
 
 	// OpenURL sends the user to an OAuth authorization URL when a server of
 	// auth kind "oauth" needs a login (its first one, or after a refused
@@ -65,6 +72,21 @@ type Options struct {
 }
 
 const defaultStopGrace = 2 * time.Second
+
+// Root is one root offered to servers: a URI ("file:///home/me/project")
+// and an optional display name.
+type Root struct {
+	URI  string
+	Name string
+}
+
+func (o *Options) roots() []*mcp.Root {
+	var out []*mcp.Root
+	for _, r := range o.Roots {
+		out = append(out, &mcp.Root{URI: r.URI, Name: r.Name})
+	}
+	return out
+}
 
 // RestartPolicy is how a lost session is restarted; zero fields take the
 // defaults written on Options.Restart.

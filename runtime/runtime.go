@@ -31,6 +31,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/manager"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
@@ -42,6 +43,7 @@ type Runtime struct {
 	opts     Options
 	store    config.Store
 	registry *tools.Registry
+	prompts  *prompts.Registry
 	board    *status.Board
 	system   *actor.ActorSystem
 	manager  *actor.PID
@@ -82,6 +84,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	r := &Runtime{
 		opts:        opts,
 		registry:    tools.NewRegistry(opts.Logger),
+		prompts:     &prompts.Registry{},
 		board:       status.NewBoard(),
 		managerDone: make(chan struct{}),
 		drained:     make(chan struct{}),
@@ -111,6 +114,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	deps := &actors.Deps{
 		Logger:       opts.Logger,
 		Registry:     r.registry,
+		Prompts:      r.prompts,
+		Sample:       opts.Sample,
+		Roots:        opts.roots(),
 		Board:        r.board,
 		Work:         &r.work,
 		Grace:        opts.StopGrace,

@@ -50,14 +50,16 @@ const (
 
 // Server is one server's status.
 type Server struct {
-	Name      string    `json:"name"`
-	State     State     `json:"state"`
-	Ready     bool      `json:"ready"`
-	Error     string    `json:"error"`
-	ErrorKind string    `json:"error_kind"`
-	ToolCount int       `json:"tool_count"`
-	Restarts  int       `json:"restarts"`
-	Since     time.Time `json:"since"`
+	Name      string `json:"name"`
+	State     State  `json:"state"`
+	Ready     bool   `json:"ready"`
+	Error     string `json:"error"`
+	ErrorKind string `json:"error_kind"`
+	ToolCount int    `json:"tool_count"`
+	// PromptCount is the number of the server's prompts in the registry.
+	PromptCount int       `json:"prompt_count"`
+	Restarts    int       `json:"restarts"`
+	Since       time.Time `json:"since"`
 	// LastError is why the last session ended or the last attempt failed,
 	// kept while the server recovers.
 	LastError string `json:"last_error,omitempty"`

@@ -352,12 +352,12 @@ func TestServerJSON(t *testing.T) {
 		{
 			name: "ready with pid and tail",
 			s:    Server{Name: "docs", State: Ready, Ready: true, ToolCount: 2, Since: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), PID: 12, StderrTail: []string{"hi"}},
-			want: `{"name":"docs","state":"ready","ready":true,"error":"","error_kind":"","tool_count":2,"restarts":0,"since":"2025-01-02T03:04:05Z","pid":12,"stderr_tail":["hi"]}`,
+			want: `{"name":"docs","state":"ready","ready":true,"error":"","error_kind":"","tool_count":2,"prompt_count":0,"restarts":0,"since":"2025-01-02T03:04:05Z","pid":12,"stderr_tail":["hi"]}`,
 		},
 		{
 			name: "failed without pid or tail",
 			s:    Server{Name: "git", State: Failed, Error: "not found", ErrorKind: KindCommandNotFound, Restarts: 1},
-			want: `{"name":"git","state":"failed","ready":false,"error":"not found","error_kind":"command_not_found","tool_count":0,"restarts":1,"since":"0001-01-01T00:00:00Z"}`,
+			want: `{"name":"git","state":"failed","ready":false,"error":"not found","error_kind":"command_not_found","tool_count":0,"prompt_count":0,"restarts":1,"since":"0001-01-01T00:00:00Z"}`,
 		},
 	}
 	for _, tc := range cases {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cenkalti/backoff/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/session"
@@ -68,10 +69,11 @@ type Actor struct {
 	login         *login
 	loginDraining *actor.PID
 	queuedLogin   *messages.LoginNeeded
-	logins        uint64 // logins started, for unique child names
-	userConnect   bool   // the next session is one the user asked for
-	spawnDue      bool   // spawn a session once draining terminated
-	connects      int    // sessions started, for status' restarts
+	logins        uint64              // logins started, for unique child names
+	userConnect   bool                // the next session is one the user asked for
+	lists         map[string]*listing // list changes of the current session
+	spawnDue      bool                // spawn a session once draining terminated
+	connects      int                 // sessions started, for status' restarts
 	current       atomic.Pointer[mcpconn.Conn]
 
 	// Recovery of a lost session (V1): recovering from the loss until a
@@ -160,6 +162,12 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case messages.LoginNeeded:
 		a.startLogin(c, msg)
+	case messages.ListChanged:
+		if msg.Gen == a.gen {
+			a.listChanged(c, msg.List)
+		}
+	case relisted:
+		a.applyListing(c, msg)
 	case messages.LoginAbandoned:
 		a.abandonLogin(c, msg.Reply)
 	case retryNow:
@@ -233,6 +241,7 @@ func (a *Actor) spawnSession(c actor.Context) {
 		return
 	}
 	a.spawnDue = false
+	a.lists = nil // the new session's lists start afresh
 	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger, a.userConnect), session.Name)
 	a.userConnect = false // a retry is not the user's
 	if err != nil {
@@ -268,7 +277,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	default:
 	}
 	a.current.Store(conn)
-	list := a.toolsOf(conn)
+	list := append(a.toolsOf(conn, conn.Tools()), a.metaTools(conn, conn.Tools())...)
 	// Ready is published before the tools appear (and a loss unregisters
 	// them before the state changes), so a registered tool always belongs
 	// to a server that shows ready.
@@ -286,6 +295,15 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	}
 	a.logger.Info("server ready", "tools", len(list), "pid", a.st.PID)
 	a.settle(c)
+	if conn.Capabilities().Prompts != nil {
+		a.listing(mcpconn.ListPrompts).again = true
+	}
+	for _, list := range []string{mcpconn.ListTools, mcpconn.ListPrompts} {
+		if l := a.lists[list]; l != nil && l.again {
+			l.again = false
+			a.listChanged(c, list)
+		}
+	}
 }
 
 func (a *Actor) fail(c actor.Context, err error, kind string) {
@@ -303,8 +321,9 @@ func (a *Actor) fail(c actor.Context, err error, kind string) {
 // Unregister first, so no new call picks a tool whose session is going.
 func (a *Actor) withdraw() {
 	a.deps.Registry.RemoveServer(a.cfg.Name)
+	a.deps.Prompts.RemoveServer(a.cfg.Name)
 	a.current.Store(nil)
-	a.st.ToolCount = 0
+	a.st.ToolCount, a.st.PromptCount = 0, 0
 	a.st.PID = 0
 }
 
@@ -333,10 +352,10 @@ func (a *Actor) settle(c actor.Context) {
 	}
 }
 
-func (a *Actor) toolsOf(conn *mcpconn.Conn) []tools.Tool {
+func (a *Actor) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
 	var list []tools.Tool
 	seen := map[string]string{} // registry name -> original name
-	for _, t := range conn.Tools() {
+	for _, t := range from {
 		schema, err := conn.InputSchema(t)
 		if err != nil {
 			a.logger.Warn("skipping tool with unusable input schema", "tool", t.Name, "error", err)

@@ -127,11 +127,7 @@ func (a *Actor) start(c actor.Context) {
 	if a.deps.Transport != nil {
 		opts.Transport = a.deps.Transport(a.cfg)
 	}
-	if elicit, name := a.deps.Elicit, a.cfg.Name; elicit != nil {
-		opts.Elicit = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return elicit(ctx, name, req)
-		}
-	}
+	opts.Features = a.features(c)
 	opts.Tokens = a.deps.Tokens
 	opts.UserAction = a.user
 	opts.Login = a.loginFunc(c)
@@ -150,6 +146,29 @@ func (a *Actor) start(c actor.Context) {
 		}
 		root.Send(self, dialed{gen: gen, conn: conn})
 	})
+}
+
+// features binds the host's client features to this server and forwards
+// list changes to the server actor, tagged with this session's generation.
+func (a *Actor) features(c actor.Context) mcpconn.Features {
+	root, parent, gen, name := c.ActorSystem().Root, c.Parent(), a.gen, a.cfg.Name
+	f := mcpconn.Features{
+		Roots: a.deps.Roots,
+		ListChanged: func(list string) {
+			root.Send(parent, messages.ListChanged{Gen: gen, List: list})
+		},
+	}
+	if elicit := a.deps.Elicit; elicit != nil {
+		f.Elicit = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return elicit(ctx, name, req)
+		}
+	}
+	if sample := a.deps.Sample; sample != nil {
+		f.Sample = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return sample(ctx, name, req)
+		}
+	}
+	return f
 }
 
 // loginFunc asks the server actor for an interactive login and waits for

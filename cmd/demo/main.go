@@ -43,7 +43,8 @@ func run(args []string) int {
 }
 
 const usage = `usage:
-  demo                      the tour: start the runtime on an embedded config, show tools and calls
+  demo                      the tour: start the runtime on an embedded config, show tools, calls,
+                            prompts, resources, a list change and crash recovery
   demo run -state-dir DIR [-listen ADDR] [-debug]
                             run the runtime on DIR/mcp_servers.json and serve its management API
                             on ADDR (default 127.0.0.1:7077) until SIGINT or SIGTERM; SIGHUP reloads

@@ -46,12 +46,37 @@ func TestTour(t *testing.T) {
 	for _, want := range []string{
 		"example__echo", "example__add", "example__image", "example__resource",
 		`-> "hello from the host"`, `-> "42"`, "image image/png", `"[resource: demo://resource/1]"`,
-		"[is_error]", "unknown tool: true", "example  ready  true   10",
+		"[is_error]", "unknown tool: true",
+		// prompts: listed with their arguments, greet rendered for Ada
+		"\nprompts:\n", "example__greet", "args: name (required), style",
+		`GetPrompt(example__greet, {"name":"Ada"}) -> 1 message(s)`, `user: "Please greet Ada."`,
+		// resources: listed, the readme's first line, a templated note
+		"\nresources:\n", "example__list_resources({}) -> demo://readme (text/markdown), template demo://notes/{id}",
+		`example__read_resource({"uri":"demo://readme"}) -> `, `first line "# mcpvisor example server"`,
+		`example__read_resource({"uri":"demo://notes/7"}) -> "note 7"`,
+		// list changed: the added tool appears in the registry and answers
+		"\nlist changed:\n", `example__change({"list":"tools"}) -> "added tool extra_1"`,
+		"tools/list_changed: example__extra_1 registered", "(16 tools, was 15)",
+		`example__extra_1({"text":"a tool that did not exist at startup"}) -> "a tool that did not exist at startup"`,
+		// 10 tools of its own, change, and 4 resource and prompt tools
+		"example  ready  true   15",
 		"are gone", "killed the server process", "restarts=1", `-> "still here"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tour output lacks %q:\n%s", want, out)
 		}
+	}
+	// The tool list at startup has the change tool and the resource and
+	// prompt tools, but not the tool the change adds later.
+	_, listed, _ := strings.Cut(out, "\ntools:\n")
+	listed, _, _ = strings.Cut(listed, "\ncalls:\n")
+	for _, want := range []string{"example__change ", "example__list_resources ", "example__read_resource ", "example__list_prompts ", "example__get_prompt "} {
+		if !strings.Contains(listed, want) {
+			t.Errorf("the tour's tool list lacks %q:\n%s", want, listed)
+		}
+	}
+	if strings.Contains(listed, "example__extra_1") {
+		t.Errorf("the tour's tool list at startup already has example__extra_1:\n%s", listed)
 	}
 	if strings.Contains(out+stderr.String(), "demo-secret-value-1234") {
 		t.Errorf("the demo's planted secret appears in its output")

@@ -21,7 +21,9 @@ import (
 )
 
 // tour runs the runtime on a temporary state dir whose config starts this
-// very binary as an example MCP server, and prints what a host would see.
+// very binary as an example MCP server (with its change tool), and prints
+// what a host would see: tools, calls, prompts, resources, a list change,
+// recovery from a crash, status and shutdown.
 func tour(out io.Writer, logger *slog.Logger) int {
 	if err := runTour(out, logger); err != nil {
 		fmt.Fprintf(out, "\ntour failed: %v\n", err)
@@ -43,7 +45,7 @@ func runTour(out io.Writer, logger *slog.Logger) (err error) {
 
 	file := &config.File{}
 	file.Put(config.Server{
-		Name: "example", Type: config.TypeLocal, Command: []string{self, "serve"},
+		Name: "example", Type: config.TypeLocal, Command: []string{self, "serve", "-change-tool"},
 		Env:     map[string]string{"DEMO_API_KEY": "demo-secret-value-1234"},
 		Enabled: true, TimeoutSeconds: 10,
 	})
@@ -87,8 +89,12 @@ func runTour(out io.Writer, logger *slog.Logger) (err error) {
 		return err
 	}
 	fmt.Fprintf(out, "server ready after %s\n\ntools:\n", time.Since(started).Round(time.Millisecond))
+	width := 0
 	for _, t := range rt.Tools() {
-		fmt.Fprintf(out, "  %-18s %s\n", t.Name, t.Description)
+		width = max(width, len(t.Name))
+	}
+	for _, t := range rt.Tools() {
+		fmt.Fprintf(out, "  %-*s  %s\n", width, t.Name, t.Description)
 	}
 
 	fmt.Fprintln(out, "\ncalls:")
@@ -116,6 +122,15 @@ func runTour(out io.Writer, logger *slog.Logger) (err error) {
 	_, err = rt.CallTool(ctx, "nope__missing", nil)
 	fmt.Fprintf(out, "  nope__missing -> error: %v (unknown tool: %v)\n", err, errors.Is(err, tools.ErrUnknownTool))
 
+	if err := showPrompts(ctx, out, rt, "example"); err != nil {
+		return err
+	}
+	if err := showResources(ctx, out, rt, "example"); err != nil {
+		return err
+	}
+	if err := showListChanged(ctx, out, rt, "example"); err != nil {
+		return err
+	}
 	if err := showRecovery(ctx, out, rt, "example"); err != nil {
 		return err
 	}

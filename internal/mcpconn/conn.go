@@ -54,10 +54,11 @@ type Options struct {
 	// an abandoned dial, a process being stopped). The owner waits for it
 	// at shutdown. Default: a plain goroutine.
 	Go func(func())
-	// Elicit answers the server's elicitation/create requests (the server
-	// asks the user for input). Default: every request is declined at once.
-	// The client advertises the elicitation capability either way.
-	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Features are the client features the host offers (sampling,
+	// elicitation, roots) and the hook for list changes. The client
+	// advertises sampling and elicitation either way; without a host
+	// callback a request is answered at once (an error, a decline).
+	Features Features
 	// UserAction: the user asked for this connection (add, edit, restart),
 	// so an oauth server that needs a new login may open the browser.
 	UserAction bool
@@ -90,6 +91,7 @@ type Conn struct {
 	endLife   context.CancelFunc // ends a remote transport's streams
 	closeAuth func()             // stops an OAuth login's background refresh
 	goFn      func(func())       // runs work the owner waits for (Options.Go)
+	progress  *progressRouter    // per-call progress callbacks
 
 	// cause, if set before the transport ends, is why it was ended from
 	// here (a refused token refresh) and becomes Err.
@@ -219,13 +221,20 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = tapTransport{inner: transport, tap: tap}
 	}
 
-	client := mcp.NewClient(opts.Client, &mcp.ClientOptions{Logger: logger, ElicitationHandler: elicitHandler(opts.Elicit)})
+	progress := &progressRouter{}
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress))
+	if len(opts.Features.Roots) > 0 {
+		client.AddRoots(opts.Features.Roots...)
+	}
 	results := make(chan dialResult, 1)
 	opts.Go(func() {
 		cs, err := client.Connect(ctx, transport, nil)
 		var list []*mcp.Tool
 		if err == nil {
 			list, err = listTools(ctx, cs)
+		}
+		if err == nil {
+			enableServerLogs(ctx, cs, logger)
 		}
 		results <- dialResult{cs: cs, tools: list, err: err}
 	})
@@ -247,6 +256,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		if r.err == nil && ctx.Err() == nil {
 			deadline.finish()
 			c := newConn(srv, opts, r, proc, stderr, redactor, logger)
+			c.progress = progress
 			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
 			live.Store(c)
 			authMu.Lock()
@@ -401,7 +411,13 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		return nil, c.queueError(ctx, name, c.untrack(id), err)
 	}
 	// A fresh params value per call: the SDK writes into it.
-	res, err := c.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	if f := tools.ProgressFrom(ctx); f != nil && c.progress != nil {
+		token, done := c.progress.register(f)
+		defer done()
+		params.SetProgressToken(token)
+	}
+	res, err := c.cs.CallTool(callCtx, params)
 	c.limit.release()
 	closing := c.untrack(id)
 	switch {

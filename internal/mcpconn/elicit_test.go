@@ -77,7 +77,7 @@ func TestElicit(t *testing.T) {
 				conn, err := Dial(ctx, Options{
 					Server:    config.Server{Name: "e", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
 					Transport: elicitServer(t, protocol),
-					Elicit:    tc.elicit,
+					Features:  Features{Elicit: tc.elicit},
 				})
 				if err != nil {
 					t.Fatalf("Dial: %v", err)

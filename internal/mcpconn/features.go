@@ -37,7 +37,7 @@ type Features struct {
 
 // errNoSampling is what a server asking for sampling gets when the host has
 // no model callback: an answer, never a hang.
-var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "sampling is not configured in this MCP host"}
+var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sampling is not configured in this MCP host"}
 
 // clientOptions builds the SDK client options: the host's features, the
 // server's log notifications to the logger, progress to per-call
@@ -99,6 +99,23 @@ func serverLog(ctx context.Context, logger *slog.Logger, p *mcp.LoggingMessagePa
 		attrs = append(attrs, "logger", p.Logger)
 	}
 	logger.Log(ctx, level, "server log", attrs...)
+}
+
+// serverLogLevel is the level asked of servers that log: what the host
+// logger takes by default. The host's handler still filters.
+const serverLogLevel = "info"
+
+// enableServerLogs asks a server that declares logging to send its log
+// messages: servers send none until the client sets a level. A server
+// that refuses only loses its logs.
+func enableServerLogs(ctx context.Context, cs *mcp.ClientSession, logger *slog.Logger) {
+	res := cs.InitializeResult()
+	if res == nil || res.Capabilities == nil || res.Capabilities.Logging == nil {
+		return
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: serverLogLevel}); err != nil {
+		logger.Debug("the server refused a log level", "error", err)
+	}
 }
 
 // progressRouter hands progress notifications to the callback of the call

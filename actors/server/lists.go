@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
+)
+
+// List changes (S8): a server's notifications/*/list_changed make this
+// actor list again and swap the registrations of that list as a whole.
+// One listing per list runs at a time; changes announced meanwhile are
+// coalesced into one more listing after it, so a burst costs two listings
+// at most and a newer list is never overwritten by an older one.
+
+// listing is the state of one list of the current session.
+type listing struct {
+	running bool // a listing is in flight
+	again   bool // a change came in meanwhile: list again after it
+}
+
+// relisted is a listing goroutine's report.
+type relisted struct {
+	gen     uint64
+	list    string
+	tools   []*mcp.Tool
+	prompts []*mcp.Prompt
+	err     error
+}
+
+// listChanged handles a change announced by the current session.
+func (a *Actor) listChanged(c actor.Context, list string) {
+	if list == mcpconn.ListResources {
+		// Resources are read live by the resource tools; nothing of them
+		// is registered, so nothing is stale.
+		a.logger.Debug("resources changed")
+		return
+	}
+	conn := a.current.Load()
+	l := a.listing(list)
+	if conn == nil || l.running {
+		// Not ready yet, or a listing runs: one more listing after it (or
+		// after ready) covers this change, which may have come after the
+		// list the connect read.
+		l.again = true
+		return
+	}
+	l.running = true
+	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
+	a.deps.Work.Go(func() {
+		r := relisted{gen: gen, list: list}
+		switch list {
+		case mcpconn.ListTools:
+			r.tools, r.err = conn.ListTools(context.Background())
+		case mcpconn.ListPrompts:
+			r.prompts, r.err = conn.ListPrompts(context.Background())
+		}
+		root.Send(self, r)
+	})
+}
+
+func (a *Actor) listing(list string) *listing {
+	if a.lists == nil {
+		a.lists = map[string]*listing{}
+	}
+	l := a.lists[list]
+	if l == nil {
+		l = &listing{}
+		a.lists[list] = l
+	}
+	return l
+}
+
+// applyListing swaps in a listing of the current session.
+func (a *Actor) applyListing(c actor.Context, r relisted) {
+	if r.gen != a.gen {
+		return // of a session that is gone
+	}
+	l := a.listing(r.list)
+	l.running = false
+	conn := a.current.Load()
+	switch {
+	case conn == nil:
+		return
+	case r.err != nil:
+		a.logger.Warn("listing after a change failed; keeping the previous list", "list", r.list, "error", r.err)
+	case r.list == mcpconn.ListTools:
+		a.register(conn, r.tools)
+	case r.list == mcpconn.ListPrompts:
+		a.deps.Prompts.SetServer(a.cfg.Name, a.promptsOf(r.prompts))
+		a.st.PromptCount = len(r.prompts)
+		a.publish()
+	}
+	if l.again {
+		l.again = false
+		a.listChanged(c, r.list)
+	}
+}
+
+// register swaps the server's tools for list plus the resource and prompt
+// tools its capabilities call for.
+func (a *Actor) register(conn *mcpconn.Conn, list []*mcp.Tool) {
+	tools := append(a.toolsOf(conn, list), a.metaTools(conn, list)...)
+	if err := a.deps.Registry.SetServer(a.cfg.Name, tools); err != nil {
+		return // shutting down: nothing registers any more
+	}
+	a.st.ToolCount = len(tools)
+	a.publish()
+}

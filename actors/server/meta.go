@@ -1,0 +1,279 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/prompts"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// Resources and prompts (S9) reach the model as four tools per server, on
+// the persistent session, only where the server declares the capability:
+// {server}__list_resources, __read_resource, __list_prompts, __get_prompt.
+// A real tool of the server with one of these names keeps its name.
+
+// metaTool is one resource or prompt tool.
+type metaTool struct {
+	name, description, schema string
+	run                       func(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, error)
+}
+
+var resourceTools = []metaTool{
+	{
+		name:        "list_resources",
+		description: "List the resources (files, documents, data) this server offers, and its resource templates. Pass the returned next_cursor as cursor to get the next page.",
+		schema:      `{"type":"object","properties":{"cursor":{"type":"string","description":"next_cursor of the previous page"}}}`,
+		run:         listResources,
+	},
+	{
+		name:        "read_resource",
+		description: "Read a resource of this server by its URI (from list_resources, a resource template, or a resource link).",
+		schema:      `{"type":"object","properties":{"uri":{"type":"string","description":"the resource's URI"}},"required":["uri"]}`,
+		run:         readResource,
+	},
+}
+
+var promptTools = []metaTool{
+	{
+		name:        "list_prompts",
+		description: "List the prompts (prepared instructions) this server offers, with their arguments.",
+		schema:      `{"type":"object","properties":{}}`,
+		run:         listPrompts,
+	},
+	{
+		name:        "get_prompt",
+		description: "Render a prompt of this server with its arguments; returns the prompt's messages.",
+		schema:      `{"type":"object","properties":{"name":{"type":"string","description":"the prompt's name"},"arguments":{"type":"object","additionalProperties":{"type":"string"},"description":"the prompt's arguments, all strings"}},"required":["name"]}`,
+		run:         getPrompt,
+	},
+}
+
+// metaTools returns the resource and prompt tools conn's capabilities call
+// for, except names the server's own tools (list) already use.
+func (a *Actor) metaTools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
+	caps := conn.Capabilities()
+	var want []metaTool
+	if caps.Resources != nil {
+		want = append(want, resourceTools...)
+	}
+	if caps.Prompts != nil {
+		want = append(want, promptTools...)
+	}
+	taken := map[string]bool{}
+	for _, t := range list {
+		taken[adapter.ToolName(a.cfg.Name, t.Name)] = true
+	}
+	var out []tools.Tool
+	for _, m := range want {
+		name := adapter.ToolName(a.cfg.Name, m.name)
+		if taken[name] {
+			a.logger.Warn("the server has a tool of its own by this name; no resource/prompt tool under it", "name", name)
+			continue
+		}
+		out = append(out, tools.NewTool(name, a.cfg.Name, m.name, m.description, json.RawMessage(m.schema), a.metaExecutor(m)))
+	}
+	return out
+}
+
+// metaExecutor runs m on whatever connection is current, like executor.
+func (a *Actor) metaExecutor(m metaTool) tools.ExecutorFunc {
+	current, server := &a.current, a.cfg.Name
+	return func(ctx context.Context, args any) (tools.Result, error) {
+		conn := current.Load()
+		if conn == nil {
+			return tools.Result{}, fmt.Errorf("calling %q on %q: %w", m.name, server, tools.ErrNotReady)
+		}
+		var in map[string]any
+		if raw, err := json.Marshal(args); err == nil {
+			_ = json.Unmarshal(raw, &in)
+		}
+		return m.run(ctx, conn, in)
+	}
+}
+
+func textResult(v any) (tools.Result, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return tools.Result{Content: []tools.Content{{Type: tools.ContentText, Text: string(data)}}}, nil
+}
+
+func errorResult(msg string) (tools.Result, error) {
+	return tools.Result{IsError: true, Content: []tools.Content{{Type: tools.ContentText, Text: msg}}}, nil
+}
+
+func stringArg(args map[string]any, name string) string {
+	s, _ := args[name].(string)
+	return s
+}
+
+func listResources(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, error) {
+	res, templates, err := conn.ListResources(ctx, stringArg(args, "cursor"))
+	if err != nil {
+		return tools.Result{}, err
+	}
+	type resource struct {
+		URI         string `json:"uri"`
+		Name        string `json:"name,omitempty"`
+		Title       string `json:"title,omitempty"`
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mime_type,omitempty"`
+		Size        int64  `json:"size,omitempty"`
+	}
+	type template struct {
+		URITemplate string `json:"uri_template"`
+		Name        string `json:"name,omitempty"`
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mime_type,omitempty"`
+	}
+	out := struct {
+		Resources  []resource `json:"resources"`
+		Templates  []template `json:"resource_templates,omitempty"`
+		NextCursor string     `json:"next_cursor,omitempty"`
+	}{Resources: []resource{}, NextCursor: res.NextCursor}
+	for _, r := range res.Resources {
+		out.Resources = append(out.Resources, resource{r.URI, r.Name, r.Title, r.Description, r.MIMEType, r.Size})
+	}
+	for _, t := range templates {
+		out.Templates = append(out.Templates, template{t.URITemplate, t.Name, t.Description, t.MIMEType})
+	}
+	return textResult(out)
+}
+
+func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, error) {
+	uri := stringArg(args, "uri")
+	if uri == "" {
+		return errorResult("read_resource needs a uri")
+	}
+	res, err := conn.ReadResource(ctx, uri)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var out tools.Result
+	for _, c := range res.Contents {
+		switch {
+		case c == nil:
+		case c.Blob == nil:
+			out.Content = append(out.Content, tools.Content{Type: tools.ContentText, Text: c.Text})
+		case strings.HasPrefix(c.MIMEType, "image/"):
+			out.Content = append(out.Content, tools.Content{Type: tools.ContentImage, MIMEType: c.MIMEType, Data: c.Blob})
+		default:
+			// Binary content the model cannot read as text.
+			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
+				Text: fmt.Sprintf("[resource: %s (%s, %d bytes of binary data)]", c.URI, orUnknown(c.MIMEType), len(c.Blob))})
+		}
+	}
+	return out, nil
+}
+
+func orUnknown(mime string) string {
+	if mime == "" {
+		return "unknown type"
+	}
+	return mime
+}
+
+func listPrompts(ctx context.Context, conn *mcpconn.Conn, _ map[string]any) (tools.Result, error) {
+	list, err := conn.ListPrompts(ctx)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	type prompt struct {
+		Name        string             `json:"name"`
+		Description string             `json:"description,omitempty"`
+		Arguments   []prompts.Argument `json:"arguments,omitempty"`
+	}
+	out := struct {
+		Prompts []prompt `json:"prompts"`
+	}{Prompts: []prompt{}}
+	for _, p := range list {
+		out.Prompts = append(out.Prompts, prompt{p.Name, p.Description, promptArguments(p)})
+	}
+	return textResult(out)
+}
+
+func getPrompt(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, error) {
+	name := stringArg(args, "name")
+	if name == "" {
+		return errorResult("get_prompt needs a name")
+	}
+	in := map[string]string{}
+	if m, ok := args["arguments"].(map[string]any); ok {
+		for k, v := range m {
+			if s, ok := v.(string); ok {
+				in[k] = s
+			} else {
+				in[k] = fmt.Sprint(v)
+			}
+		}
+	}
+	r, err := renderPrompt(ctx, conn, name, in)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var out tools.Result
+	for _, m := range r.Messages {
+		c := m.Content
+		if c.Type == tools.ContentText {
+			c.Text = m.Role + ": " + c.Text
+		}
+		out.Content = append(out.Content, c)
+	}
+	return out, nil
+}
+
+// renderPrompt gets a prompt and converts its messages (S6 rules).
+func renderPrompt(ctx context.Context, conn *mcpconn.Conn, name string, args map[string]string) (prompts.Rendered, error) {
+	res, err := conn.GetPrompt(ctx, name, args)
+	if err != nil {
+		return prompts.Rendered{}, err
+	}
+	out := prompts.Rendered{Description: res.Description, Messages: []prompts.Message{}}
+	for _, m := range res.Messages {
+		if m == nil {
+			continue
+		}
+		out.Messages = append(out.Messages, prompts.Message{Role: string(m.Role), Content: adapter.ConvertContent(m.Content)})
+	}
+	return out, nil
+}
+
+func promptArguments(p *mcp.Prompt) []prompts.Argument {
+	var out []prompts.Argument
+	for _, a := range p.Arguments {
+		if a != nil {
+			out = append(out, prompts.Argument{Name: a.Name, Description: a.Description, Required: a.Required})
+		}
+	}
+	return out
+}
+
+// promptsOf turns a server's prompt list into registry prompts, rendered
+// on whatever connection is current when a host asks.
+func (a *Actor) promptsOf(list []*mcp.Prompt) []prompts.Prompt {
+	current, server := &a.current, a.cfg.Name
+	var out []prompts.Prompt
+	for _, p := range list {
+		if p == nil {
+			continue
+		}
+		original := p.Name
+		get := func(ctx context.Context, args map[string]string) (prompts.Rendered, error) {
+			conn := current.Load()
+			if conn == nil {
+				return prompts.Rendered{}, fmt.Errorf("prompt %q of %q: %w", original, server, tools.ErrNotReady)
+			}
+			return renderPrompt(ctx, conn, original, args)
+		}
+		out = append(out, prompts.New(adapter.ToolName(server, original), server, original, p.Title, p.Description, promptArguments(p), get))
+	}
+	return out
+}

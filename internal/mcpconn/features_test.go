@@ -1,0 +1,207 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// featureServer is an in-memory server (protocol 2025-11-25, where a
+// server may send requests while serving one) with tools that use the
+// client's features: sample, log, progress and roots.
+//
+// progress sends three reports and, when the call asked for progress,
+// waits until delivered is closed (the test's callback got all three), so
+// that the test sees reports delivered while the call runs.
+func featureServer(t *testing.T, delivered <-chan struct{}) mcp.Transport {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "features", Version: "1"},
+		&mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}, Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	schema := json.RawMessage(`{"type":"object"}`)
+	srv.AddTool(&mcp.Tool{Name: "sample", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello?"}}}})
+		if err != nil {
+			return text("error: " + err.Error()), nil
+		}
+		return text("model: " + res.Content.(*mcp.TextContent).Text), nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "log", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "disk", Data: "almost full"})
+		return text("logged"), err
+	})
+	srv.AddTool(&mcp.Tool{Name: "progress", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		for i := range 3 {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(),
+				Progress: float64(i + 1), Total: 3, Message: "step"}); err != nil {
+				return nil, err
+			}
+		}
+		if req.Params.GetProgressToken() != nil && delivered != nil {
+			select {
+			case <-delivered:
+			case <-time.After(10 * time.Second):
+				return text("progress not delivered"), nil
+			}
+		}
+		return text("done"), nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "roots", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.ListRoots(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		var uris []string
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		return text(strings.Join(uris, ",")), nil
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	return ct
+}
+
+// records is a slog handler that keeps every record.
+type records struct {
+	mu   sync.Mutex
+	list []slog.Record
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, rec)
+	return nil
+}
+func (r *records) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *records) WithGroup(string) slog.Handler      { return r }
+
+func (r *records) find(msg string) (slog.Record, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rec := range r.list {
+		if rec.Message == msg {
+			return rec, true
+		}
+	}
+	return slog.Record{}, false
+}
+
+func dialFeatures(t *testing.T, f Features, logger *slog.Logger, delivered ...chan struct{}) *Conn {
+	t.Helper()
+	var d chan struct{}
+	if len(delivered) > 0 {
+		d = delivered[0]
+	}
+	conn, err := Dial(t.Context(), Options{
+		Server:    config.Server{Name: "f", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
+		Transport: featureServer(t, d),
+		Features:  f,
+		Logger:    logger,
+	})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(conn.Close)
+	return conn
+}
+
+func callText(t *testing.T, conn *Conn, ctx context.Context, name string) string {
+	t.Helper()
+	res, err := conn.CallTool(ctx, name, map[string]any{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+func TestSampling(t *testing.T) {
+	// Without a host model the server gets an answer at once: an error
+	// saying sampling is not configured.
+	conn := dialFeatures(t, Features{}, nil)
+	if got := callText(t, conn, t.Context(), "sample"); !strings.Contains(got, "sampling is not configured") {
+		t.Errorf("without a sampler the server saw %q", got)
+	}
+	conn = dialFeatures(t, Features{Sample: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Role: "assistant", Model: "fake", Content: &mcp.TextContent{Text: "hi there"}}, nil
+	}}, nil)
+	if got := callText(t, conn, t.Context(), "sample"); got != "model: hi there" {
+		t.Errorf("with a sampler the server saw %q", got)
+	}
+}
+
+func TestServerLogsReachTheLogger(t *testing.T) {
+	recs := &records{}
+	conn := dialFeatures(t, Features{}, slog.New(recs))
+	callText(t, conn, t.Context(), "log")
+	// Notifications are handled apart from the result: wait for it.
+	var rec slog.Record
+	deadline := time.Now().Add(10 * time.Second)
+	for ok := false; !ok; {
+		if rec, ok = recs.find("server log"); !ok && time.Now().After(deadline) {
+			t.Fatal("no server log record")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if rec.Level != slog.LevelWarn {
+		t.Errorf("level %v, want warn", rec.Level)
+	}
+	attrs := map[string]string{}
+	rec.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+	if attrs["data"] != "almost full" || attrs["logger"] != "disk" {
+		t.Errorf("attrs %v", attrs)
+	}
+}
+
+func TestProgressReachesTheCall(t *testing.T) {
+	delivered := make(chan struct{})
+	conn := dialFeatures(t, Features{}, nil, delivered)
+	var mu sync.Mutex
+	var got []tools.Progress
+	ctx := tools.WithProgress(t.Context(), func(p tools.Progress) {
+		mu.Lock()
+		got = append(got, p)
+		if len(got) == 3 {
+			close(delivered)
+		}
+		mu.Unlock()
+	})
+	if res := callText(t, conn, ctx, "progress"); res != "done" {
+		t.Fatalf("progress call: %s", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[2].Progress != 3 || got[2].Total != 3 || got[0].Message != "step" {
+		t.Errorf("progress = %+v, want 3 reports up to 3/3", got)
+	}
+	// A call without a callback asks for no progress.
+	callText(t, conn, t.Context(), "progress")
+	if len(got) != 3 {
+		t.Errorf("a call without a callback delivered progress")
+	}
+}
+
+func TestRoots(t *testing.T) {
+	conn := dialFeatures(t, Features{Roots: []*mcp.Root{{URI: "file:///work/a", Name: "a"}, {URI: "file:///work/b"}}}, nil)
+	if got := callText(t, conn, t.Context(), "roots"); got != "file:///work/a,file:///work/b" {
+		t.Errorf("roots = %q", got)
+	}
+}
