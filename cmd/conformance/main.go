@@ -229,4 +229,22 @@ func (c *client) callLogged(ctx context.Context, original string, args map[strin
 	}
 }
 
+// callJSON calls a tool whose answer is one JSON text block and decodes
+// it into v; false (logged) if the tool is missing or the call failed.
+func (c *client) callJSON(ctx context.Context, original string, args map[string]any, v any) bool {
+	t, err := c.tool(original)
+	if err != nil {
+		return false
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := c.rt.CallTool(ctx, t.Name, args)
+	if err != nil || res.IsError || len(res.Content) == 0 {
+		c.logger.Info("call failed", "tool", original, "error", err)
+		return false
+	}
+	return json.Unmarshal([]byte(res.Content[0].Text), v) == nil
+}
+
 var errNoTools = errors.New("the server lists no tools")

@@ -66,14 +66,10 @@ var scenarios = map[string]scenario{
 	},
 	// The runtime exposes tools only (no resources or prompts yet), so
 	// only tools/list and tools/call carry the standard headers here.
-	"http-standard-headers": {run: func(ctx context.Context, c *client, _ conformanceContext) error {
-		all := c.tools()
-		if len(all) == 0 {
-			return errNoTools
-		}
-		c.callLogged(ctx, all[0].OriginalName, nil)
-		return nil
-	}},
+	// One request of each verb the runtime makes: a tool call, and, through
+	// the resource and prompt tools, resources/list, resources/read,
+	// prompts/list and prompts/get.
+	"http-standard-headers": {run: standardHeaders},
 	"http-custom-headers": {run: func(ctx context.Context, c *client, cc conformanceContext) error {
 		for _, call := range cc.ToolCalls {
 			c.callLogged(ctx, call.Name, call.Arguments)
@@ -179,4 +175,34 @@ func acceptWith(content map[string]any) func(context.Context, string, *mcp.Elici
 func scenarioList() string {
 	names := slices.Sorted(maps.Keys(scenarios))
 	return fmt.Sprintf("scenarios:\n  %s\n", strings.Join(names, "\n  "))
+}
+
+// metaTools are the runtime's resource and prompt tools of a server.
+var metaTools = map[string]bool{"list_resources": true, "read_resource": true, "list_prompts": true, "get_prompt": true}
+
+func standardHeaders(ctx context.Context, c *client, _ conformanceContext) error {
+	var first string
+	for _, t := range c.tools() {
+		if !metaTools[t.OriginalName] {
+			first = t.OriginalName
+			break
+		}
+	}
+	if first == "" {
+		return errNoTools
+	}
+	c.callLogged(ctx, first, nil)
+	var resources struct {
+		Resources []struct{ URI string }
+	}
+	if c.callJSON(ctx, "list_resources", nil, &resources) && len(resources.Resources) > 0 {
+		c.callLogged(ctx, "read_resource", map[string]any{"uri": resources.Resources[0].URI})
+	}
+	var prompts struct {
+		Prompts []struct{ Name string }
+	}
+	if c.callJSON(ctx, "list_prompts", nil, &prompts) && len(prompts.Prompts) > 0 {
+		c.callLogged(ctx, "get_prompt", map[string]any{"name": prompts.Prompts[0].Name, "arguments": map[string]any{}})
+	}
+	return nil
 }
