@@ -1,5 +1,5 @@
-# mcpvisor — every target works on a fresh clone with only Go installed, but
-# conformance (and so the end of test), which also needs npm.
+# mcpvisor — every target works on a fresh clone with Go installed; test and
+# conformance also need npm, to install the real peers they run.
 GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 20s
