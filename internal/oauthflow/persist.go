@@ -100,29 +100,25 @@ func (h *AuthCode) persist(oc *oauth2.Config, tok *oauth2.Token) {
 // forgetToken drops the stored token after a refused refresh, keeping the
 // client and the authorization server for the next login, and records
 // that only the user may start that login.
-func (h *AuthCode) forgetToken() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	rec := tokenstore.Record{ServerURL: h.cfg.URL, AuthKey: h.key}
-	if h.stored != nil {
-		rec = *h.stored
-	}
-	rec.Token, rec.NeedsLogin = nil, true
-	h.save(&rec)
-}
+func (h *AuthCode) forgetToken() { h.markNeedsLogin(true) }
 
 // needsLogin records that a login failed: the next connection waits for
 // the user instead of opening the browser by itself.
-func (h *AuthCode) needsLogin() {
+func (h *AuthCode) needsLogin() { h.markNeedsLogin(false) }
+
+func (h *AuthCode) markNeedsLogin(dropToken bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	rec := tokenstore.Record{ServerURL: h.cfg.URL, AuthKey: h.key}
 	if h.stored != nil {
 		rec = *h.stored
 	}
-	if rec.NeedsLogin && rec.Token == nil {
-		return
+	if rec.NeedsLogin && (rec.Token == nil || !dropToken) {
+		return // recorded already
 	}
 	rec.NeedsLogin = true
+	if dropToken {
+		rec.Token = nil
+	}
 	h.save(&rec)
 }
