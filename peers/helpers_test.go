@@ -263,10 +263,12 @@ func parseProcNetAddr(s string) (netip.AddrPort, error) {
 	return netip.AddrPortFrom(addr, uint16(p)), nil
 }
 
-// testRuntime is a runtime with its logs kept for failure messages.
+// testRuntime is a runtime with its logs kept for failure messages, and
+// recorded for assertions.
 type testRuntime struct {
 	*runtime.Runtime
-	logs *syncBuffer
+	logs    *syncBuffer
+	records *logRecorder
 }
 
 // startRuntime starts a runtime with servers in a fresh state dir. It is
@@ -275,14 +277,25 @@ type testRuntime struct {
 // later).
 func startRuntime(t *testing.T, keep []int, servers ...config.Server) *testRuntime {
 	t.Helper()
+	return startRuntimeWith(t, keep, runtime.Options{}, servers...)
+}
+
+// startRuntimeWith is startRuntime with the host's options (sampling,
+// elicitation, roots, ...). StateDir, Logger and StopGrace are set here:
+// the logger records every record, Debug included.
+func startRuntimeWith(t *testing.T, keep []int, opts runtime.Options, servers ...config.Server) *testRuntime {
+	t.Helper()
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, servers...)
 	logs := &syncBuffer{}
-	rt, err := runtime.Start(context.Background(), runtime.Options{
-		StateDir:  dir,
-		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		StopGrace: 500 * time.Millisecond,
+	records := &logRecorder{}
+	opts.StateDir = dir
+	opts.Logger = slog.New(&recordingHandler{
+		rec:   records,
+		inner: slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}),
 	})
+	opts.StopGrace = 500 * time.Millisecond
+	rt, err := runtime.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("runtime.Start: %v", err)
 	}
@@ -305,7 +318,7 @@ func startRuntime(t *testing.T, keep []int, servers ...config.Server) *testRunti
 			t.Logf("runtime logs:\n%s", logs.String())
 		}
 	})
-	return &testRuntime{Runtime: rt, logs: logs}
+	return &testRuntime{Runtime: rt, logs: logs, records: records}
 }
 
 // waitReady waits until server leaves "starting" and fails the test unless

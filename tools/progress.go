@@ -15,7 +15,10 @@ type progressKey struct{}
 
 // WithProgress returns a context whose tool calls report their progress to
 // f. The server is asked for progress only when a call's context carries a
-// callback. f runs on the connection's goroutine: it must return quickly.
+// callback. f runs on the connection's goroutine: it must return quickly,
+// and be safe to call from several goroutines. It may still be called for
+// up to a quarter of a second after the call returned: the server's last
+// reports can travel just behind its result.
 func WithProgress(ctx context.Context, f func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
 }

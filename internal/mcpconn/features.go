@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,7 +95,7 @@ func serverLog(ctx context.Context, logger *slog.Logger, p *mcp.LoggingMessagePa
 	default: // error, critical, alert, emergency
 		level = slog.LevelError
 	}
-	attrs := []any{"level", string(p.Level), "data", p.Data}
+	attrs := []any{"mcp_level", string(p.Level), "data", p.Data}
 	if p.Logger != "" {
 		attrs = append(attrs, "logger", p.Logger)
 	}
@@ -136,11 +137,21 @@ func (r *progressRouter) register(f func(tools.Progress)) (token string, done fu
 	r.calls[token] = f
 	r.mu.Unlock()
 	return token, func() {
-		r.mu.Lock()
-		delete(r.calls, token)
-		r.mu.Unlock()
+		// The SDK hands a call its result at once but queues
+		// notifications for a handler goroutine, so the server's last
+		// reports can arrive just after the result: keep listening for
+		// them a moment.
+		time.AfterFunc(progressGrace, func() {
+			r.mu.Lock()
+			delete(r.calls, token)
+			r.mu.Unlock()
+		})
 	}
 }
+
+// progressGrace is how long a call's progress callback still receives
+// reports after the call returned.
+const progressGrace = 250 * time.Millisecond
 
 func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, p *mcp.ProgressNotificationParams) {
 	if p == nil {
