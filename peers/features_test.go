@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/runtime"
 	"github.com/openprogram/mcpvisor/status"
@@ -90,27 +88,15 @@ type sampleCall struct {
 	maxTokens    int64
 }
 
-func (m *fakeModel) sample(_ context.Context, server string, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	call := sampleCall{server: server}
-	if p := req.Params; p != nil {
-		call.systemPrompt, call.maxTokens = p.SystemPrompt, p.MaxTokens
-		for _, msg := range p.Messages {
-			text := ""
-			if tc, ok := msg.Content.(*mcp.TextContent); ok {
-				text = tc.Text
-			}
-			call.messages = append(call.messages, string(msg.Role)+": "+text)
-		}
+func (m *fakeModel) sample(_ context.Context, req runtime.SamplingRequest) (runtime.SamplingResult, error) {
+	call := sampleCall{server: req.Server, systemPrompt: req.SystemPrompt, maxTokens: req.MaxTokens}
+	for _, msg := range req.Messages {
+		call.messages = append(call.messages, msg.Role+": "+msg.Content.Text)
 	}
 	m.mu.Lock()
 	m.calls = append(m.calls, call)
 	m.mu.Unlock()
-	return &mcp.CreateMessageResult{
-		Model:      "fake-model",
-		Role:       "assistant",
-		Content:    &mcp.TextContent{Text: m.text},
-		StopReason: "endTurn",
-	}, nil
+	return runtime.SamplingResult{Model: "fake-model", Text: m.text, StopReason: "endTurn"}, nil
 }
 
 func (m *fakeModel) recorded() []sampleCall {
@@ -132,15 +118,12 @@ type elicitCall struct {
 	schema          bool // the request carried a requested schema
 }
 
-func (u *fakeUser) elicit(_ context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	call := elicitCall{server: server}
-	if p := req.Params; p != nil {
-		call.message, call.schema = p.Message, p.RequestedSchema != nil
-	}
+func (u *fakeUser) elicit(_ context.Context, req runtime.ElicitationRequest) (runtime.ElicitationResult, error) {
+	call := elicitCall{server: req.Server, message: req.Message, schema: len(req.Schema) > 0}
 	u.mu.Lock()
 	u.calls = append(u.calls, call)
 	u.mu.Unlock()
-	return &mcp.ElicitResult{Action: "accept", Content: u.content}, nil
+	return runtime.ElicitationResult{Action: "accept", Content: u.content}, nil
 }
 
 func (u *fakeUser) recorded() []elicitCall {

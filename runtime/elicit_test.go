@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,12 +39,15 @@ func TestElicit(t *testing.T) {
 		}
 		return ct
 	}
-	answer := func(_ context.Context, server string, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "from " + server}}, nil
+	answer := func(_ context.Context, req ElicitationRequest) (ElicitationResult, error) {
+		if req.Message != "Your name?" || !strings.Contains(string(req.Schema), `"name"`) {
+			return ElicitationResult{}, fmt.Errorf("request %+v", req)
+		}
+		return ElicitationResult{Action: "accept", Content: map[string]any{"name": "from " + req.Server}}, nil
 	}
 	for _, tc := range []struct {
 		name   string
-		elicit func(context.Context, string, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+		elicit func(context.Context, ElicitationRequest) (ElicitationResult, error)
 		want   string
 	}{
 		{"callback", answer, "accept from asker"},

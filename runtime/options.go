@@ -46,11 +46,11 @@ type Options struct {
 	// (elicitation/create); server is its configured name. It may block
 	// while the user answers, until ctx ends. Default: every request is
 	// declined at once (Action "decline"), so a server never hangs on it.
-	Elicit func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	Elicit func(ctx context.Context, req ElicitationRequest) (ElicitationResult, error)
 	// Sample answers a server's sampling/createMessage with the host's
 	// model; server is its configured name. Default: the server gets a
 	// JSON-RPC error saying sampling is not configured, at once.
-	Sample func(ctx context.Context, server string, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	Sample func(ctx context.Context, req SamplingRequest) (SamplingResult, error)
 	// Roots are the directories (or other URIs) servers may work in, as
 	// roots/list answers them. Default: none.
 	Roots []Root

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/runtime"
 )
 
 // scenario is what the client does for one conformance scenario. By the
@@ -18,7 +17,7 @@ type scenario struct {
 	// auth configures the server's auth from the context; nil: none.
 	auth func(conformanceContext) *config.Auth
 	// elicit answers elicitation requests; nil: the runtime declines them.
-	elicit func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	elicit func(ctx context.Context, req runtime.ElicitationRequest) (runtime.ElicitationResult, error)
 	run    func(context.Context, *client, conformanceContext) error
 }
 
@@ -165,9 +164,9 @@ func listAndCallTestTool(ctx context.Context, c *client, _ conformanceContext) e
 	return c.call(ctx, "test-tool", nil)
 }
 
-func acceptWith(content map[string]any) func(context.Context, string, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	return func(context.Context, string, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		return &mcp.ElicitResult{Action: "accept", Content: maps.Clone(content)}, nil
+func acceptWith(content map[string]any) func(context.Context, runtime.ElicitationRequest) (runtime.ElicitationResult, error) {
+	return func(context.Context, runtime.ElicitationRequest) (runtime.ElicitationResult, error) {
+		return runtime.ElicitationResult{Action: "accept", Content: maps.Clone(content)}, nil
 	}
 }
 
