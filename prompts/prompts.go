@@ -7,6 +7,7 @@ package prompts
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -89,6 +90,19 @@ func (e *ArgumentError) Error() string {
 type Registry struct {
 	mu       sync.RWMutex
 	byServer map[string][]Prompt
+	closed   bool
+}
+
+// Close empties the registry for good: nothing registers after a
+// runtime's shutdown began.
+func (r *Registry) Close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	r.byServer = nil
 }
 
 // SetServer replaces every prompt of server with list.
@@ -98,6 +112,9 @@ func (r *Registry) SetServer(server string, list []Prompt) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
 	if r.byServer == nil {
 		r.byServer = map[string][]Prompt{}
 	}
@@ -126,12 +143,14 @@ func (r *Registry) List() []Prompt {
 	return out
 }
 
-// Get returns the prompt named name.
+// Get returns the prompt named name. Two servers whose names run into
+// each other ("a" with prompt "b__c", "a__b" with "c") give the same
+// registry name; the server first by name keeps it, every time.
 func (r *Registry) Get(name string) (Prompt, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, list := range r.byServer {
-		for _, p := range list {
+	for _, server := range slices.Sorted(maps.Keys(r.byServer)) {
+		for _, p := range r.byServer[server] {
 			if p.Name == name {
 				return p, true
 			}

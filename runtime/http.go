@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/tools"
@@ -121,6 +122,7 @@ func toAPIError(err error) *apiError {
 	status := http.StatusInternalServerError
 	msg := err.Error()
 	var missing *prompts.ArgumentError
+	var serverErr *jsonrpc.Error
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -140,7 +142,8 @@ func toAPIError(err error) *apiError {
 		status = http.StatusNotFound
 	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled):
 		status = http.StatusConflict
-	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed):
+	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed), errors.As(err, &serverErr):
+		// (A JSON-RPC error is the server's answer: the gateway's fault.)
 		status = http.StatusBadGateway
 	case errors.Is(err, tools.ErrNotReady), errors.Is(err, ErrServerDied):
 		status = http.StatusServiceUnavailable

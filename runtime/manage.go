@@ -50,6 +50,7 @@ type ServerEntry struct {
 	Error              string                       `json:"error"`
 	ErrorKind          string                       `json:"error_kind"`
 	ToolCount          int                          `json:"tool_count"`
+	PromptCount        int                          `json:"prompt_count"`
 	Restarts           int                          `json:"restarts"`
 	Since              time.Time                    `json:"since"`
 	LastError          string                       `json:"last_error,omitempty"`
@@ -91,7 +92,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 	return ServerEntry{
 		Name: view.Name, Type: view.Type, Enabled: view.Enabled,
 		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
-		ToolCount: st.ToolCount, Restarts: st.Restarts, Since: st.Since, PID: st.PID,
+		ToolCount: st.ToolCount, PromptCount: st.PromptCount, Restarts: st.Restarts, Since: st.Since, PID: st.PID,
 		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,

@@ -220,6 +220,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.shutdownOnce.Do(func() {
 		close(r.stopWatch)
 		r.registry.Close() // from here on nothing registers
+		r.prompts.Close()
 		r.system.Root.Stop(r.manager)
 		go func() {
 			<-r.managerDone

@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/messages"
 )
 
 // List changes (S8): a server's notifications/*/list_changed make this
@@ -15,15 +17,20 @@ import (
 // coalesced into one more listing after it, so a burst costs two listings
 // at most and a newer list is never overwritten by an older one.
 
+// relistRetry is how long a failed listing waits before it is tried again.
+const relistRetry = 2 * time.Second
+
 // listing is the state of one list of the current session.
 type listing struct {
 	running bool // a listing is in flight
 	again   bool // a change came in meanwhile: list again after it
 }
 
-// relisted is a listing goroutine's report.
+// relisted is a listing goroutine's report. conn identifies the session:
+// a generation alone would not, since a respawned server actor counts
+// generations from the start again and may get its predecessor's reports.
 type relisted struct {
-	gen     uint64
+	conn    *mcpconn.Conn
 	list    string
 	tools   []*mcp.Tool
 	prompts []*mcp.Prompt
@@ -48,9 +55,11 @@ func (a *Actor) listChanged(c actor.Context, list string) {
 		return
 	}
 	l.running = true
-	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
+	root, self := c.ActorSystem().Root, c.Self()
 	a.deps.Work.Go(func() {
-		r := relisted{gen: gen, list: list}
+		// Close cancels the listing (mcpconn tracks it), so shutdown never
+		// waits for a server that does not answer.
+		r := relisted{conn: conn, list: list}
 		switch list {
 		case mcpconn.ListTools:
 			r.tools, r.err = conn.ListTools(context.Background())
@@ -75,17 +84,19 @@ func (a *Actor) listing(list string) *listing {
 
 // applyListing swaps in a listing of the current session.
 func (a *Actor) applyListing(c actor.Context, r relisted) {
-	if r.gen != a.gen {
+	conn := a.current.Load()
+	if conn == nil || r.conn != conn {
 		return // of a session that is gone
 	}
 	l := a.listing(r.list)
 	l.running = false
-	conn := a.current.Load()
 	switch {
-	case conn == nil:
-		return
 	case r.err != nil:
-		a.logger.Warn("listing after a change failed; keeping the previous list", "list", r.list, "error", r.err)
+		// Keep the previous list, and try again in a moment: the change
+		// itself is not lost.
+		a.logger.Warn("listing after a change failed; keeping the previous list and retrying", "list", r.list, "error", r.err)
+		root, self, gen, list := c.ActorSystem().Root, c.Self(), a.gen, r.list
+		time.AfterFunc(relistRetry, func() { root.Send(self, messages.ListChanged{Gen: gen, List: list}) })
 	case r.list == mcpconn.ListTools:
 		a.register(conn, r.tools)
 	case r.list == mcpconn.ListPrompts:

@@ -161,8 +161,17 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 	for _, c := range res.Contents {
 		switch {
 		case c == nil:
+		case c.Blob == nil && len(c.Text) > maxResourceText:
+			// A model's context is no place for a whole log file: the
+			// start, and a note saying how much was left out.
+			cut := strings.ToValidUTF8(c.Text[:maxResourceText], "")
+			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
+				Text: cut + fmt.Sprintf("\n[resource %s cut: %d of %d bytes shown]", c.URI, len(cut), len(c.Text))})
 		case c.Blob == nil:
 			out.Content = append(out.Content, tools.Content{Type: tools.ContentText, Text: c.Text})
+		case strings.HasPrefix(c.MIMEType, "image/") && len(c.Blob) > maxResourceImage:
+			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
+				Text: fmt.Sprintf("[resource: %s (%s, %d bytes: too large an image to pass on)]", c.URI, c.MIMEType, len(c.Blob))})
 		case strings.HasPrefix(c.MIMEType, "image/"):
 			out.Content = append(out.Content, tools.Content{Type: tools.ContentImage, MIMEType: c.MIMEType, Data: c.Blob})
 		default:
@@ -173,6 +182,12 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 	}
 	return out, nil
 }
+
+// Bounds of what read_resource passes to the model.
+const (
+	maxResourceText  = 256 << 10
+	maxResourceImage = 5 << 20
+)
 
 func orUnknown(mime string) string {
 	if mime == "" {
@@ -261,11 +276,17 @@ func promptArguments(p *mcp.Prompt) []prompts.Argument {
 func (a *Actor) promptsOf(list []*mcp.Prompt) []prompts.Prompt {
 	current, server := &a.current, a.cfg.Name
 	var out []prompts.Prompt
+	seen := map[string]string{} // registry name -> original name
 	for _, p := range list {
 		if p == nil {
 			continue
 		}
-		original := p.Name
+		original, name := p.Name, adapter.ToolName(server, p.Name)
+		if first, dup := seen[name]; dup {
+			a.logger.Warn("prompt name taken by another prompt of the same server; skipping it", "prompt", original, "name", name, "kept", first)
+			continue
+		}
+		seen[name] = original
 		get := func(ctx context.Context, args map[string]string) (prompts.Rendered, error) {
 			conn := current.Load()
 			if conn == nil {
@@ -273,7 +294,7 @@ func (a *Actor) promptsOf(list []*mcp.Prompt) []prompts.Prompt {
 			}
 			return renderPrompt(ctx, conn, original, args)
 		}
-		out = append(out, prompts.New(adapter.ToolName(server, original), server, original, p.Title, p.Description, promptArguments(p), get))
+		out = append(out, prompts.New(name, server, original, p.Title, p.Description, promptArguments(p), get))
 	}
 	return out
 }

@@ -92,6 +92,7 @@ type Conn struct {
 	closeAuth func()             // stops an OAuth login's background refresh
 	goFn      func(func())       // runs work the owner waits for (Options.Go)
 	progress  *progressRouter    // per-call progress callbacks
+	logs      bool               // the server declares logging
 
 	// cause, if set before the transport ends, is why it was ended from
 	// here (a refused token refresh) and becomes Err.
@@ -222,7 +223,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 
 	progress := &progressRouter{}
-	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress))
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, redactor))
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}
@@ -257,6 +258,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			deadline.finish()
 			c := newConn(srv, opts, r, proc, stderr, redactor, logger)
 			c.progress = progress
+			c.logs = c.Capabilities().Logging != nil
 			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
 			live.Store(c)
 			authMu.Lock()
@@ -412,6 +414,11 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	}
 	// A fresh params value per call: the SDK writes into it.
 	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	if c.logs {
+		// From protocol 2026-07-28 on, a server takes the log level of
+		// what it logs during a request from the request itself.
+		params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: serverLogLevel}
+	}
 	if f := tools.ProgressFrom(ctx); f != nil && c.progress != nil {
 		token, done := c.progress.register(f)
 		defer done()

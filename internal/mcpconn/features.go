@@ -2,8 +2,10 @@ package mcpconn
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,7 +45,7 @@ var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sa
 // clientOptions builds the SDK client options: the host's features, the
 // server's log notifications to the logger, progress to per-call
 // callbacks.
-func clientOptions(f Features, logger *slog.Logger, progress *progressRouter) *mcp.ClientOptions {
+func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, redactor *strings.Replacer) *mcp.ClientOptions {
 	sample := f.Sample
 	if sample == nil {
 		// Advertised anyway, so a server can tell "not configured" from
@@ -71,17 +73,18 @@ func clientOptions(f Features, logger *slog.Logger, progress *progressRouter) *m
 			notify(ListResources)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			serverLog(ctx, logger, req.Params)
+			serverLog(ctx, logger, redactor, req.Params)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			progress.deliver(ctx, logger, req.Params)
+			progress.deliver(ctx, logger, redactor, req.Params)
 		},
 	}
 }
 
 // serverLog passes a server's notifications/message to the host's logger,
-// which already carries the server's name.
-func serverLog(ctx context.Context, logger *slog.Logger, p *mcp.LoggingMessageParams) {
+// which already carries the server's name, with the server's secrets
+// scrubbed like its stderr.
+func serverLog(ctx context.Context, logger *slog.Logger, redactor *strings.Replacer, p *mcp.LoggingMessageParams) {
 	if p == nil {
 		return
 	}
@@ -95,9 +98,17 @@ func serverLog(ctx context.Context, logger *slog.Logger, p *mcp.LoggingMessagePa
 	default: // error, critical, alert, emergency
 		level = slog.LevelError
 	}
-	attrs := []any{"mcp_level", string(p.Level), "data", p.Data}
+	data := ""
+	switch d := p.Data.(type) {
+	case string:
+		data = d
+	default:
+		raw, _ := json.Marshal(d)
+		data = string(raw)
+	}
+	attrs := []any{"mcp_level", string(p.Level), "data", redactor.Replace(data)}
 	if p.Logger != "" {
-		attrs = append(attrs, "logger", p.Logger)
+		attrs = append(attrs, "logger", redactor.Replace(p.Logger))
 	}
 	logger.Log(ctx, level, "server log", attrs...)
 }
@@ -153,10 +164,11 @@ func (r *progressRouter) register(f func(tools.Progress)) (token string, done fu
 // reports after the call returned.
 const progressGrace = 250 * time.Millisecond
 
-func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, p *mcp.ProgressNotificationParams) {
+func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, redactor *strings.Replacer, p *mcp.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}
+	p.Message = redactor.Replace(p.Message)
 	logger.Debug("progress", "progress", p.Progress, "total", p.Total, "message", p.Message)
 	token, ok := p.ProgressToken.(string)
 	if !ok {

@@ -205,3 +205,73 @@ func TestRoots(t *testing.T) {
 		t.Errorf("roots = %q", got)
 	}
 }
+
+// A server's log messages are scrubbed of its secrets, like its stderr.
+func TestServerLogsAreRedacted(t *testing.T) {
+	recs := &records{}
+	conn, err := Dial(t.Context(), Options{
+		// The log tool logs "almost full": make that a secret of the server.
+		Server: config.Server{Name: "f", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true,
+			Env: map[string]string{"DISK_TOKEN": "almost full"}},
+		Transport: featureServer(t, nil),
+		Logger:    slog.New(recs),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	callText(t, conn, t.Context(), "log")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if rec, ok := recs.find("server log"); ok {
+			rec.Attrs(func(a slog.Attr) bool {
+				if a.Key == "data" && strings.Contains(a.Value.String(), "almost full") {
+					t.Errorf("a secret reached the log: %v", a)
+				}
+				return true
+			})
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no server log record")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// From protocol 2026-07-28 on a server takes the log level of a request
+// from the request: the calls carry it, so its logs still arrive.
+func TestServerLogsOnLatestProtocol(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "latest", Version: "1"},
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
+	srv.AddTool(&mcp.Tool{Name: "log", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "hello from the latest"})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "logged"}}}, err
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	recs := &records{}
+	conn, err := Dial(t.Context(), Options{
+		Server:    config.Server{Name: "l", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
+		Transport: ct, Logger: slog.New(recs),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	callText(t, conn, t.Context(), "log")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok := recs.find("server log"); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no server log record on protocol %s", conn.cs.InitializeResult().ProtocolVersion)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

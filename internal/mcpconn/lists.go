@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/tools"
 )
 
 // Capabilities returns what the server declared in initialize (never nil).
@@ -15,68 +17,91 @@ func (c *Conn) Capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{}
 }
 
-// ListTools lists the server's tools anew (after a tools/list_changed),
-// within timeout_seconds.
-func (c *Conn) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+// request runs one request other than a tool call like CallTool runs a
+// call: within timeout_seconds, in a slot of max_concurrent_calls, and
+// cancelled by Close (the SDK's Close waits for outgoing requests).
+func (c *Conn) request(ctx context.Context, what string, f func(ctx context.Context) error) error {
+	reqCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	list, err := listTools(ctx, c.cs)
-	return list, c.listError("listing tools", err)
-}
-
-// ListPrompts lists the server's prompts, within timeout_seconds.
-func (c *Conn) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	var out []*mcp.Prompt
-	for p, err := range c.cs.Prompts(ctx, nil) {
-		if err != nil {
-			return nil, c.listError("listing prompts", err)
-		}
-		out = append(out, p)
+	id, ok := c.track(cancel)
+	if !ok {
+		return fmt.Errorf("%s on %q: %w", what, c.name, tools.ErrSessionClosed)
 	}
-	return out, nil
+	if err := c.limit.acquire(reqCtx, c.done); err != nil {
+		return c.queueError(ctx, what, c.untrack(id), err)
+	}
+	err := f(reqCtx)
+	c.limit.release()
+	closing := c.untrack(id)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s on %q: %w", what, c.name, ctx.Err())
+	case closing:
+		return fmt.Errorf("%s on %q: %w", what, c.name, tools.ErrSessionClosed)
+	case reqCtx.Err() != nil:
+		return fmt.Errorf("%s on %q: %w after %s (timeout_seconds)", what, c.name, tools.ErrTimeout, c.timeout)
+	}
+	return redact(c.redactor, fmt.Errorf("%s on %q: %w", what, c.name, err))
 }
 
-// GetPrompt renders a prompt with its arguments, within timeout_seconds.
-func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	res, err := c.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
-	return res, c.listError(fmt.Sprintf("getting prompt %q", name), err)
+// ListTools lists the server's tools anew (after a tools/list_changed).
+func (c *Conn) ListTools(ctx context.Context) (list []*mcp.Tool, err error) {
+	err = c.request(ctx, "listing tools", func(ctx context.Context) error {
+		list, err = listTools(ctx, c.cs)
+		return err
+	})
+	return list, err
+}
+
+// ListPrompts lists the server's prompts.
+func (c *Conn) ListPrompts(ctx context.Context) (list []*mcp.Prompt, err error) {
+	err = c.request(ctx, "listing prompts", func(ctx context.Context) error {
+		for p, err := range c.cs.Prompts(ctx, nil) {
+			if err != nil {
+				return err
+			}
+			list = append(list, p)
+		}
+		return nil
+	})
+	return list, err
+}
+
+// GetPrompt renders a prompt with its arguments.
+func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]string) (res *mcp.GetPromptResult, err error) {
+	err = c.request(ctx, fmt.Sprintf("getting prompt %q", name), func(ctx context.Context) error {
+		res, err = c.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		return err
+	})
+	return res, err
 }
 
 // ListResources lists one page of the server's resources and, on the
-// first page, its resource templates, within timeout_seconds.
-func (c *Conn) ListResources(ctx context.Context, cursor string) (*mcp.ListResourcesResult, []*mcp.ResourceTemplate, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	res, err := c.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-	if err != nil {
-		return nil, nil, c.listError("listing resources", err)
-	}
-	var templates []*mcp.ResourceTemplate
-	if cursor == "" {
-		// Templates are optional: a server without them may answer with
-		// an error, which does not make its resources unusable.
-		if t, err := c.cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{}); err == nil {
-			templates = t.ResourceTemplates
+// first page, its resource templates.
+func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListResourcesResult, templates []*mcp.ResourceTemplate, err error) {
+	err = c.request(ctx, "listing resources", func(ctx context.Context) error {
+		if res, err = c.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor}); err != nil {
+			return err
 		}
-	}
-	return res, templates, nil
-}
-
-// ReadResource reads a resource, within timeout_seconds.
-func (c *Conn) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	res, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-	return res, c.listError(fmt.Sprintf("reading resource %q", uri), err)
-}
-
-func (c *Conn) listError(what string, err error) error {
-	if err == nil {
+		if cursor == "" {
+			// Templates are optional: a server without them may answer
+			// with an error, which does not make its resources unusable.
+			if t, err := c.cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{}); err == nil {
+				templates = t.ResourceTemplates
+			}
+		}
 		return nil
-	}
-	return redact(c.redactor, fmt.Errorf("%s on %q: %w", what, c.name, err))
+	})
+	return res, templates, err
+}
+
+// ReadResource reads a resource.
+func (c *Conn) ReadResource(ctx context.Context, uri string) (res *mcp.ReadResourceResult, err error) {
+	err = c.request(ctx, fmt.Sprintf("reading resource %q", uri), func(ctx context.Context) error {
+		res, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		return err
+	})
+	return res, err
 }
