@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -449,4 +450,37 @@ func TestOAuthDeleteForgetsLogin(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "oauth", "web.json")); !os.IsNotExist(err) {
 		t.Errorf("stored login still there after delete: %v", err)
 	}
+}
+
+// The same acceptance row over the HTTP API: an oauth server added by POST
+// shows authorizing with its URL; a PATCH that disables it closes the
+// callback socket; a restart starts a new login that succeeds through the
+// callback, and the entry shows ready with tools, its secrets masked.
+func TestAcceptanceHTTP_OAuthCallbackCancelledAndSucceeds(t *testing.T) {
+	as := newAuthServer(t)
+	b := &browser{stay: true}
+	rt := start(t, Options{OpenURL: b.open})
+	api := newAPI(t, rt)
+	body := fmt.Sprintf(`{"name": "web", "type": "http", "url": %q, "auth": {"kind": "oauth"}}`, as.srv.URL+"/mcp")
+	api.do("POST", "/api/mcp/servers", body).want(t, http.StatusCreated)
+	d := api.waitState("web", status.Authorizing)
+	if d.AuthorizeURL == "" || d.Auth.Kind != "oauth" {
+		t.Fatalf("authorizing entry %+v", d.ServerEntry)
+	}
+	au, _ := url.Parse(d.AuthorizeURL)
+	redirect, _ := url.Parse(au.Query().Get("redirect_uri"))
+	api.do("PATCH", "/api/mcp/servers/web", `{"enabled": false}`).want(t, http.StatusOK)
+	api.waitState("web", status.Disabled)
+	waitClosed(t, redirect.Host)
+
+	// The user comes back: enable, and this time the browser answers.
+	b.mu.Lock()
+	b.stay = false
+	b.mu.Unlock()
+	api.do("PATCH", "/api/mcp/servers/web", `{"enabled": true}`).want(t, http.StatusOK)
+	d = api.waitState("web", status.Ready)
+	if d.ToolCount == 0 || d.AuthorizeURL != "" {
+		t.Errorf("after the login: %+v", d.ServerEntry)
+	}
+	noLeaks(t, rt)
 }
