@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,25 +35,6 @@ const (
 	callTimeout   = 20 * time.Second // one tool call
 	stopGrace     = 5 * time.Second  // SIGTERM, then SIGKILL, then give up
 )
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers (a process's
-// stdout and stderr copiers, a logger).
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // httpServer is a server-everything the test started itself, for the SSE or
 // Streamable HTTP transport.
@@ -399,3 +379,6 @@ func (rt *testRuntime) call(t *testing.T, name string, args map[string]any) tool
 	}
 	return res
 }
+
+// syncBuffer collects a process's output and logs.
+type syncBuffer = testutil.Buffer

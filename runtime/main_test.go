@@ -1,12 +1,10 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,24 +31,6 @@ func exampleServer(name string, flags ...string) config.Server {
 		Env:     map[string]string{testutil.MarkerEnv: marker},
 		Enabled: true,
 	}
-}
-
-// logBuffer collects every log line of a runtime, for secret checks.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 type testRuntime struct {
@@ -109,3 +89,6 @@ func (rt *testRuntime) waitSettled(t *testing.T, name string) status.Server {
 	t.Fatalf("server %q still starting after 30s; status: %+v", name, rt.Status())
 	return status.Server{}
 }
+
+// logBuffer collects every log line of a runtime, for secret checks.
+type logBuffer = testutil.Buffer

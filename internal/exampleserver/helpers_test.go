@@ -1,39 +1,19 @@
 package exampleserver
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // testTimeout bounds every wait in the tests, so a hang fails instead of
 // stalling the run. It is generous: the assertions are about outcomes.
 const testTimeout = 10 * time.Second
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes and reads of a
-// server and a test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // newClient returns a client for the tests.
 func newClient() *mcp.Client {
@@ -153,3 +133,6 @@ func hasLine(text, line string) bool {
 func sleepParams(ms int64) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": ms}}
 }
+
+// syncBuffer collects what a server and a test write and read at once.
+type syncBuffer = testutil.Buffer
