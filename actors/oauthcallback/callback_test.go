@@ -163,6 +163,27 @@ func (f *fixture) noResult() {
 }
 
 // waitStopped waits until the callback actor has terminated by itself.
+// wantRefused checks a login refused before it began: an error that is
+// no cancellation, no code or state, the actor stopped, no browser opened.
+func (f *fixture) wantRefused(t *testing.T) messages.LoginResult {
+	t.Helper()
+	r := f.waitResult()
+	if r.Err == nil || r.Code != "" || r.State != "" {
+		t.Fatalf("result = %+v, want an error and no code", r)
+	}
+	if errors.Is(r.Err, oauthflow.ErrLoginCancelled) {
+		t.Errorf("err = %v: a refused login is not a cancellation", r.Err)
+	}
+	f.waitStopped()
+	f.waitWork()
+	select {
+	case u := <-f.opened:
+		t.Fatalf("OpenURL(%q) called for a login that could not start", u)
+	default:
+	}
+	return r
+}
+
 func (f *fixture) waitStopped() {
 	f.t.Helper()
 	select {
@@ -427,22 +448,9 @@ func TestPortInUse(t *testing.T) {
 	f.redirect = fmt.Sprintf("http://127.0.0.1:%d/callback", f.port)
 	f.spawn(f.request())
 
-	r := f.waitResult()
-	if r.Err == nil || r.Code != "" || r.State != "" {
-		t.Fatalf("result = %+v, want an error and no code", r)
-	}
+	r := f.wantRefused(t)
 	if !errors.Is(r.Err, syscall.EADDRINUSE) {
 		t.Errorf("err = %v, want it to wrap EADDRINUSE", r.Err)
-	}
-	if errors.Is(r.Err, oauthflow.ErrLoginCancelled) {
-		t.Errorf("err = %v: a port in use is not a cancellation", r.Err)
-	}
-	f.waitStopped()
-	f.waitWork()
-	select {
-	case u := <-f.opened:
-		t.Fatalf("OpenURL(%q) called although the callback could not listen", u)
-	default:
 	}
 	f.noResult()
 }
@@ -583,20 +591,7 @@ func TestBadRequestRefused(t *testing.T) {
 				f.authURL = tc.authURL
 			}
 			f.spawn(f.request())
-			r := f.waitResult()
-			if r.Err == nil || r.Code != "" || r.State != "" {
-				t.Fatalf("result = %+v, want an error and no code", r)
-			}
-			if errors.Is(r.Err, oauthflow.ErrLoginCancelled) {
-				t.Errorf("err = %v: a bad request is not a cancellation", r.Err)
-			}
-			f.waitStopped()
-			f.waitWork()
-			select {
-			case u := <-f.opened:
-				t.Fatalf("OpenURL(%q) called for a refused request", u)
-			default:
-			}
+			f.wantRefused(t)
 			f.assertClosed()
 		})
 	}
