@@ -60,6 +60,11 @@ type Deps struct {
 	OpenURL func(ctx context.Context, url string) error
 	// LoginTimeout bounds the wait for the browser (0: the default).
 	LoginTimeout time.Duration
+	// RequestMark marks every HTTP request the Runtime sends (its id), so
+	// that its management API refuses them.
+	RequestMark string
+	// AllowPrivateOAuthHosts: Options.AllowPrivateOAuthHosts.
+	AllowPrivateOAuthHosts bool
 }
 
 // RestartPolicy is how a server actor restarts a lost session: after an

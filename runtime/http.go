@@ -45,6 +45,9 @@ const maxBodyBytes = 1 << 20
 // answers only requests whose Host is a loopback name or address (or
 // absent), so a web page cannot reach it through DNS rebinding, and it
 // refuses cross-origin writes from browsers (http.CrossOriginProtection).
+// It refuses (403) every request carrying the Mcpvisor-Request header,
+// which the runtime puts on every request it sends, so a server cannot
+// make any mcpvisor runtime call it.
 func (r *Runtime) Handler() http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern string, h handlerFunc) {
@@ -72,7 +75,7 @@ func (r *Runtime) Handler() http.Handler {
 		writeError(w, &apiError{Status: http.StatusForbidden,
 			Message: "cross-origin request refused: the management API takes writes only from non-browser clients or its own origin"})
 	}))
-	return commonHeaders(loopbackOnly(cop.Handler(unmatched{mux})))
+	return commonHeaders(refuseOwnRequests(loopbackOnly(cop.Handler(unmatched{mux}))))
 }
 
 // handlerFunc is a route: it writes its answer, or returns the error to

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // loopbackOnly refuses requests whose Host is not a loopback name or
@@ -41,4 +43,21 @@ func loopbackHost(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// refuseOwnRequests refuses every request that carries the mark the
+// runtime puts on all the HTTP requests it sends (to MCP servers and
+// their authorization servers), whatever its value: a server that names
+// this API as an OAuth endpoint, or redirects there, cannot drive it, and
+// no mcpvisor runtime's servers can drive another's. Handler cannot know
+// where a host mounted it, so the mark, not the address, decides.
+func refuseOwnRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if _, ok := req.Header[mcpconn.RequestMarkHeader]; ok {
+			writeError(w, &apiError{Status: http.StatusForbidden,
+				Message: "request refused: it carries " + mcpconn.RequestMarkHeader + ", so an mcpvisor runtime sent it on behalf of an MCP server"})
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
 }

@@ -65,6 +65,14 @@ type Options struct {
 	OpenURL func(ctx context.Context, url string) error
 	// LoginTimeout bounds the wait for the browser. Default 5 minutes.
 	LoginTimeout time.Duration
+	// AllowPrivateOAuthHosts lets the OAuth endpoints of an oauth or
+	// client_credentials server (discovery, registration, token, refresh),
+	// which the server's metadata names, be on a loopback, private,
+	// link-local, shared or unspecified address other than the MCP
+	// server's own host. Default false: such a connection is refused, so
+	// a hostile server cannot point the runtime at services on the user's
+	// machine or network. The MCP server's own URL is never restricted.
+	AllowPrivateOAuthHosts bool
 
 	// transport, if set, replaces every server's transport; tests and
 	// benchmarks in this package use it for in-memory servers.

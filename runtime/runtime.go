@@ -18,6 +18,7 @@ package runtime
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -57,6 +58,7 @@ type Runtime struct {
 	drained      chan struct{} // closed when Shutdown finished stopping everything
 	stopWatch    chan struct{} // closed when Shutdown began
 	failure      atomic.Value  // string: why the runtime stopped working
+	id           string        // marks the runtime's outgoing requests (see refuseOwnRequests)
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which
@@ -89,6 +91,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		managerDone: make(chan struct{}),
 		drained:     make(chan struct{}),
 		stopWatch:   make(chan struct{}),
+		id:          "mcpvisor-" + rand.Text()[:12],
 	}
 	r.store = config.Store{Dir: r.opts.stateDir}
 	file, err := r.store.Load()
@@ -127,9 +130,11 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Tokens:       tokenstore.Store{Dir: r.opts.stateDir, Lock: &sync.Mutex{}},
 		OpenURL:      opts.OpenURL,
 		LoginTimeout: opts.LoginTimeout,
+		RequestMark:  r.id,
 		Config:       &r.config,
 		ConfigError:  &r.configError,
 	}
+	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })
 	props := manager.Props(manager.Options{Deps: deps, Store: r.store, File: file, Ready: onReady, Done: r.managerDone}).

@@ -131,6 +131,7 @@ func (a *Actor) start(c actor.Context) {
 	opts.Tokens = a.deps.Tokens
 	opts.UserAction = a.user
 	opts.Login = a.loginFunc(c)
+	opts.RequestMark, opts.AllowPrivateOAuthHosts = a.deps.RequestMark, a.deps.AllowPrivateOAuthHosts
 	hand := a.hand
 	a.deps.Work.Go(func() {
 		conn, err := mcpconn.Dial(ctx, opts)

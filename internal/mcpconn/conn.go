@@ -68,6 +68,18 @@ type Options struct {
 	Login oauthflow.Login
 	// Tokens stores the OAuth logins of oauth servers across restarts.
 	Tokens tokenstore.Store
+	// RequestMark is the value of RequestMarkHeader on every HTTP request
+	// of a remote server, OAuth included: the owning Runtime's id, so that
+	// its management API can refuse them. Default "mcpvisor".
+	RequestMark string
+	// AllowPrivateOAuthHosts lets a remote server's OAuth endpoints be on
+	// loopback, private or link-local addresses other than the server's
+	// own host. Default false: those are refused (see oauthTransport).
+	AllowPrivateOAuthHosts bool
+
+	// baseTransport, if set, is cloned instead of http.DefaultTransport
+	// (tests: a client that trusts an httptest TLS server).
+	baseTransport *http.Transport
 }
 
 // Conn is a connected, initialized MCP session with its tool list.
@@ -162,7 +174,8 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	)
 	// A login that fails during the dial makes the dial's error one that
 	// waits for the user; one that fails later (a step-up) fails its call
-	// only. A refused refresh ends the connection either way.
+	// only. A refused refresh, or an answer over its size limit, ends the
+	// connection either way (fatal), with that error as the reason.
 	needsUser := func(err error) {
 		authMu.Lock()
 		if failed == nil {
@@ -170,7 +183,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		}
 		authMu.Unlock()
 	}
-	refused := func(err error) {
+	fatal := func(err error) {
 		needsUser(err)
 		if c := live.Load(); c != nil {
 			c.endWith(err)
@@ -198,7 +211,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = proc
 	default:
 		var err error
-		if rem, err = remoteTransport(owner, opts, login, refused); err != nil {
+		if rem, err = remoteTransport(owner, opts, login, fatal); err != nil {
 			return nil, redact(redactor, fmt.Errorf("connecting %q: %w", srv.Name, err))
 		}
 		transport = rem.transport

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,26 +18,47 @@ type remoteParts struct {
 	transport mcp.Transport
 	conns     *http.Transport // the connection's own sockets
 	oauth     auth.OAuthHandler
-	closeAuth func() // stops a login's background refresh
+	oauthHTTP *http.Client // discovery, registration, tokens (see oauthTransport)
+	closeAuth func()       // stops a login's background refresh
 }
 
 // remoteTransport returns the go-sdk transport of an http (Streamable
 // HTTP) or sse (legacy SSE) server, with its headers and bearer token on
-// every request, and the OAuth handler of an oauth or client_credentials
+// every request to its origin and no request to any other (see
+// originGuard), and the OAuth handler of an oauth or client_credentials
 // server. The http.Transport is the connection's own, so that closing the
-// connection also closes its idle sockets.
-func remoteTransport(owner context.Context, opts Options, login oauthflow.Login, onRefused func(error)) (*remoteParts, error) {
+// connection also closes its idle sockets. fatal ends the connection with
+// an error the SDK cannot report (a refused refresh, an answer too large).
+func remoteTransport(owner context.Context, opts Options, login oauthflow.Login, fatal func(error)) (*remoteParts, error) {
 	srv := opts.Server
-	base := http.DefaultTransport.(*http.Transport).Clone()
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		return nil, fmt.Errorf("parsing url: %w", err)
+	}
+	mark := opts.RequestMark
+	if mark == "" {
+		mark = "mcpvisor"
+	}
+	base := http.DefaultTransport.(*http.Transport)
+	if opts.baseTransport != nil {
+		base = opts.baseTransport
+	}
+	base = base.Clone()
 	r := &remoteParts{conns: base, closeAuth: func() {}}
-	client := &http.Client{Transport: headerTransport{base: base, headers: requestHeaders(srv)}}
+	r.oauthHTTP = &http.Client{Transport: markTransport{base: oauthTransport(base, srv.URL, opts.AllowPrivateOAuthHosts), mark: mark}}
+	headers := requestHeaders(srv)
+	headers.Set(RequestMarkHeader, mark)
+	to := origin(u)
+	client := &http.Client{
+		Transport:     boundedAnswers{base: originGuard{base: base, origin: to, headers: headers, refused: fatal}, tooLarge: fatal},
+		CheckRedirect: sameOriginRedirects(to, fatal),
+	}
 	if srv.Auth != nil {
-		var err error
 		switch srv.Auth.Kind {
 		case config.AuthOAuth:
-			err = r.authCode(owner, opts, login, onRefused)
+			err = r.authCode(owner, opts, login, fatal)
 		case config.AuthClientCredentials:
-			err = r.clientCredentials(srv, base)
+			err = r.clientCredentials(srv)
 		}
 		if err != nil {
 			return nil, err
@@ -66,7 +88,7 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthf
 		Life:              owner,
 		UserAction:        opts.UserAction,
 		Login:             login,
-		HTTPClient:        &http.Client{Transport: r.conns},
+		HTTPClient:        r.oauthHTTP,
 		Logger:            opts.Logger,
 		Go:                opts.Go,
 		OnRefused:         onRefused,
@@ -78,14 +100,14 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthf
 	return nil
 }
 
-func (r *remoteParts) clientCredentials(srv config.Server, base *http.Transport) error {
+func (r *remoteParts) clientCredentials(srv config.Server) error {
 	cc := oauthflow.ClientCredentials{
 		ClientID:     srv.Auth.ClientID,
 		ClientSecret: srv.Auth.ClientSecret,
 		Method:       srv.Auth.TokenAuthMethod(),
 		Algorithm:    srv.Auth.SigningAlgorithm(),
 		Scopes:       srv.Auth.Scopes,
-		HTTPClient:   &http.Client{Transport: base},
+		HTTPClient:   r.oauthHTTP,
 	}
 	if srv.Auth.PrivateKey != "" {
 		key, err := oauthflow.ParsePrivateKey(srv.Auth.PrivateKey)
@@ -112,20 +134,6 @@ func requestHeaders(srv config.Server) http.Header {
 		h.Set("Authorization", "Bearer "+srv.Auth.Token)
 	}
 	return h
-}
-
-// headerTransport adds fixed headers to every request.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers http.Header
-}
-
-func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range t.headers {
-		req.Header[k] = v
-	}
-	return t.base.RoundTrip(req)
 }
 
 // lifetimeTransport connects its inner transport with ctx instead of the
