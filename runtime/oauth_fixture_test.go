@@ -54,6 +54,9 @@ type authServer struct {
 	refreshGrants int
 	metadataGets  int
 	lastToken     string // the token of the last accepted MCP request
+	// endpoints replace fields of the authorization server metadata, as a
+	// hostile server would (its token_endpoint, say).
+	endpoints map[string]string
 }
 
 func newAuthServer(t *testing.T) *authServer {
@@ -108,21 +111,25 @@ func (a *authServer) protectedResource(w http.ResponseWriter, r *http.Request) {
 func (a *authServer) metadata(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.metadataGets++
-	down := a.metadataDown
+	down, endpoints := a.metadataDown, a.endpoints
 	a.mu.Unlock()
 	if down {
 		http.Error(w, "down", http.StatusInternalServerError)
 		return
 	}
 	u := a.srv.URL
-	asJSON(w, 200, map[string]any{
+	meta := map[string]any{
 		"issuer": u, "authorization_endpoint": u + "/authorize", "token_endpoint": u + "/token",
 		"registration_endpoint": u + "/register", "response_types_supported": []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"scopes_supported":                      []string{"mcp", "offline_access"},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_post"},
-	})
+	}
+	for k, v := range endpoints {
+		meta[k] = v
+	}
+	asJSON(w, 200, meta)
 }
 
 func (a *authServer) register(w http.ResponseWriter, r *http.Request) {
