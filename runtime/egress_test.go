@@ -2,10 +2,13 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
@@ -80,7 +83,6 @@ func TestOAuthEndpointOnOwnAPIRefused(t *testing.T) {
 			if !strings.Contains(st.Error+st.LastError, "403") && !strings.Contains(st.Error+st.LastError, "Forbidden") {
 				t.Errorf("hostile ended with %q / %q, want the refusal (403)", st.Error, st.LastError)
 			}
-			t.Logf("hostile: %s", st.Error)
 			answers := hits.answers()
 			if len(answers) == 0 {
 				t.Fatal("the API was never reached: the test proves nothing")
@@ -110,5 +112,59 @@ func TestHandlerRefusesMarkedRequests(t *testing.T) {
 		if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), `"error"`) || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 			t.Errorf("mark %q: %d %s, want a 403 JSON error", value, w.Code, w.Body)
 		}
+	}
+}
+
+// tokenElsewhere serves the authorization server's token endpoint on
+// 127.0.0.2, another loopback address than the MCP server's 127.0.0.1 (a
+// service elsewhere on the machine), and counts the connections it gets.
+func tokenElsewhere(t *testing.T, as *authServer) (url string, conns *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("listening on 127.0.0.2 (loopback /8): %v", err)
+	}
+	conns = &atomic.Int32{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(as.token))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/token", conns
+}
+
+// An OAuth endpoint on a private or loopback address other than the MCP
+// server's host is refused where the connection is made (nothing reaches
+// it), unless Options.AllowPrivateOAuthHosts says otherwise. The server's
+// own host (every other OAuth test here) is allowed.
+func TestOAuthEndpointOnAnotherPrivateHost(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allow=%v", allow), func(t *testing.T) {
+			as := newAuthServer(t)
+			token, conns := tokenElsewhere(t, as)
+			as.with(func(a *authServer) { a.endpoints = map[string]string{"token_endpoint": token} })
+			srv := as.server("web")
+			srv.Auth.ClientID, srv.Auth.ClientSecret = "client-1", oauthSecretMarker
+			rt := start(t, Options{OpenURL: (&browser{}).open, AllowPrivateOAuthHosts: allow}, srv)
+			st := rt.waitFor(t, "web", status.Ready, status.Failed, status.NeedsAuth, status.Backoff)
+			if allow {
+				if st.State != status.Ready || conns.Load() == 0 {
+					t.Fatalf("allowed: web = %+v, %d connections to the token endpoint", st, conns.Load())
+				}
+				return
+			}
+			if st.State == status.Ready || !strings.Contains(st.Error, "127.0.0.2") || !strings.Contains(st.Error, "private address") {
+				t.Errorf("web = %s %q, want it refused naming 127.0.0.2", st.State, st.Error)
+			}
+			if n := conns.Load(); n != 0 {
+				t.Errorf("the token endpoint on 127.0.0.2 got %d connections", n)
+			}
+			noLeaks(t, rt)
+		})
 	}
 }
