@@ -449,6 +449,10 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tools.ErrSessionClosed)
 	case callCtx.Err() != nil:
 		return nil, fmt.Errorf("calling %q on %q: %w after %s (timeout_seconds)", name, c.name, tools.ErrTimeout, c.timeout)
+	case c.cause.Load() != nil:
+		// Ended from here (an answer over its bound, a refused refresh):
+		// that is the reason, which the SDK's text may have flattened.
+		return nil, redact(c.redactor, fmt.Errorf("calling %q on %q: %w", name, c.name, *c.cause.Load()))
 	}
 	return nil, redact(c.redactor, fmt.Errorf("calling %q on %q: %w", name, c.name, err))
 }

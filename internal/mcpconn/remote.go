@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,7 +33,9 @@ type remoteParts struct {
 func remoteTransport(owner context.Context, opts Options, login oauthflow.Login, fatal func(error)) (*remoteParts, error) {
 	srv := opts.Server
 	u, err := url.Parse(srv.URL)
-	if err != nil {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		return nil, fmt.Errorf("parsing url: %w", ue.Err) // the URL itself may hold secrets
+	} else if err != nil {
 		return nil, fmt.Errorf("parsing url: %w", err)
 	}
 	mark := opts.RequestMark

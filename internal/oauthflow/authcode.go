@@ -433,8 +433,10 @@ func (h *AuthCode) Close() {
 	h.refresher.stop()
 }
 
+// discard drains a little of a refused answer's body (so its connection
+// may be reused) and closes it; a server's endless 401 is not read on.
 func discard(resp *http.Response) {
-	io.Copy(io.Discard, resp.Body)
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
 	resp.Body.Close()
 }
 
