@@ -3,15 +3,14 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -115,29 +114,6 @@ func TestHandlerRefusesMarkedRequests(t *testing.T) {
 	}
 }
 
-// tokenElsewhere serves the authorization server's token endpoint on
-// 127.0.0.2, another loopback address than the MCP server's 127.0.0.1 (a
-// service elsewhere on the machine), and counts the connections it gets.
-func tokenElsewhere(t *testing.T, as *authServer) (url string, conns *atomic.Int32) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatalf("listening on 127.0.0.2 (loopback /8): %v", err)
-	}
-	conns = &atomic.Int32{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(as.token))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv.URL + "/token", conns
-}
-
 // An OAuth endpoint on a private or loopback address other than the MCP
 // server's host is refused where the connection is made (nothing reaches
 // it), unless Options.AllowPrivateOAuthHosts says otherwise. The server's
@@ -146,7 +122,9 @@ func TestOAuthEndpointOnAnotherPrivateHost(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allow=%v", allow), func(t *testing.T) {
 			as := newAuthServer(t)
-			token, conns := tokenElsewhere(t, as)
+			// 127.0.0.2: another loopback address than the MCP server's.
+			token, conns := testutil.OtherLoopback(t, http.HandlerFunc(as.token))
+			token += "/token"
 			as.with(func(a *authServer) { a.endpoints = map[string]string{"token_endpoint": token} })
 			srv := as.server("web")
 			srv.Auth.ClientID, srv.Auth.ClientSecret = "client-1", oauthSecretMarker

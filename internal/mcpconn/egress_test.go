@@ -102,7 +102,7 @@ func TestRemoteSameOriginRedirectFollowed(t *testing.T) {
 	var srv *httptest.Server
 	srv = redirecting(t, func() string { return srv.URL }, &seen)
 	var work sync.WaitGroup
-	c, err := Dial(context.Background(), Options{Server: remote(config.TypeHTTP, srv.URL+"/mcp", plantedToken), Go: work.Go})
+	c, err := Dial(context.Background(), Options{Server: remote(config.TypeHTTP, srv.URL+"/mcp", plantedToken), Go: work.Go, RequestMark: "rt-test-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +112,13 @@ func TestRemoteSameOriginRedirectFollowed(t *testing.T) {
 	}
 	c.Close()
 	work.Wait()
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	for _, h := range seen.headers { // the mark Handler refuses is on every request
+		if h.Get(RequestMarkHeader) != "rt-test-1" {
+			t.Fatalf("a request without %s: %v", RequestMarkHeader, h)
+		}
+	}
 }
 
 // A redirect to another port of the same host is another origin: the dial
