@@ -170,13 +170,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	var (
 		live   atomic.Pointer[Conn]
 		authMu sync.Mutex
-		failed error // a login or refresh that needs the user
+		failed error // why the dial failed, where the SDK may not say (login, refresh, answer too large, other origin)
 	)
 	// A login that fails during the dial makes the dial's error one that
 	// waits for the user; one that fails later (a step-up) fails its call
 	// only. A refused refresh, or an answer over its size limit, ends the
 	// connection either way (fatal), with that error as the reason.
-	needsUser := func(err error) {
+	setFailed := func(err error) {
 		authMu.Lock()
 		if failed == nil {
 			failed = err
@@ -184,7 +184,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		authMu.Unlock()
 	}
 	fatal := func(err error) {
-		needsUser(err)
+		setFailed(err)
 		if c := live.Load(); c != nil {
 			c.endWith(err)
 		}
@@ -200,7 +200,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		defer deadline.resume()
 		res, err := opts.Login(ctx, req)
 		if err != nil && ctx.Err() == nil && live.Load() == nil {
-			needsUser(err)
+			setFailed(err)
 		}
 		return res, err
 	}
