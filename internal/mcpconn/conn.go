@@ -22,6 +22,7 @@ import (
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -74,11 +75,11 @@ type Options struct {
 // CallTool may be used from any goroutine; Close may be called several
 // times and concurrently.
 type Conn struct {
-	name     string
-	timeout  time.Duration
-	grace    time.Duration
-	logger   *slog.Logger
-	redactor *strings.Replacer
+	name    string
+	timeout time.Duration
+	grace   time.Duration
+	logger  *slog.Logger
+	scrub   *redact.Scrubber
 
 	cs     *mcp.ClientSession
 	proc   *stdioTransport // nil for an injected transport
@@ -143,9 +144,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if tail == nil {
 		tail = &Tail{}
 	}
-	redactor := Redactor(srv.Secrets())
+	// One scrubber for everything this connection lets out; it learns the
+	// tokens obtained while the connection lives.
+	scrub := redact.New(srv.Secrets()...)
+	logger = redact.Logger(logger, scrub)
+	opts.Logger = logger
 	tailMark := tail.mark()
-	stderr := newStderrWriter(logger, tail, srv.Secrets())
+	stderr := newStderrWriter(logger, tail, scrub)
 	var (
 		proc      *stdioTransport
 		tap       *wireTap
@@ -198,8 +203,8 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = proc
 	default:
 		var err error
-		if rem, err = remoteTransport(owner, opts, login, refused); err != nil {
-			return nil, redact(redactor, fmt.Errorf("connecting %q: %w", srv.Name, err))
+		if rem, err = remoteTransport(owner, opts, scrub, login, refused); err != nil {
+			return nil, scrub.Error(fmt.Errorf("connecting %q: %w", srv.Name, err))
 		}
 		transport = rem.transport
 	}
@@ -223,7 +228,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 
 	progress := &progressRouter{}
-	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, redactor))
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, scrub))
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}
@@ -248,7 +253,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			err = fmt.Errorf("%w: %w", failed, err)
 		}
 		authMu.Unlock()
-		return nil, redact(redactor, dialError(ctx, srv, err, tail, tailMark))
+		return nil, scrub.Error(dialError(ctx, srv, err, tail, tailMark))
 	}
 	// Once the dial is abandoned (or fails), the process is stopped at
 	// once, or never started if the connect goroutine has not got that far.
@@ -256,7 +261,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	case r := <-results:
 		if r.err == nil && ctx.Err() == nil {
 			deadline.finish()
-			c := newConn(srv, opts, r, proc, stderr, redactor, logger)
+			c := newConn(srv, opts, r, proc, stderr, scrub, logger)
 			c.progress = progress
 			c.logs = c.Capabilities().Logging != nil
 			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
@@ -288,13 +293,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 }
 
-func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport, stderr *stderrWriter, redactor *strings.Replacer, logger *slog.Logger) *Conn {
+func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport, stderr *stderrWriter, scrub *redact.Scrubber, logger *slog.Logger) *Conn {
 	c := &Conn{
 		name:     srv.Name,
 		timeout:  srv.Timeout(),
 		grace:    opts.Grace,
 		logger:   logger,
-		redactor: redactor,
+		scrub:    scrub,
 		cs:       r.cs,
 		proc:     proc,
 		stderr:   stderr,
@@ -357,7 +362,7 @@ func (c *Conn) watch() {
 	} else if err == nil {
 		err = errors.New("server closed the connection")
 	}
-	c.lostErr = redact(c.redactor, fmt.Errorf("session of %q lost: %w", c.name, err))
+	c.lostErr = c.scrub.Error(fmt.Errorf("session of %q lost: %w", c.name, err))
 	close(c.done)
 }
 
@@ -437,7 +442,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case callCtx.Err() != nil:
 		return nil, fmt.Errorf("calling %q on %q: %w after %s (timeout_seconds)", name, c.name, tools.ErrTimeout, c.timeout)
 	}
-	return nil, redact(c.redactor, fmt.Errorf("calling %q on %q: %w", name, c.name, err))
+	return nil, c.scrub.Error(fmt.Errorf("calling %q on %q: %w", name, c.name, err))
 }
 
 // track registers a running call; false once Close began.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // remoteParts is the transport of an http or sse server and what it owns.
@@ -25,7 +26,7 @@ type remoteParts struct {
 // every request, and the OAuth handler of an oauth or client_credentials
 // server. The http.Transport is the connection's own, so that closing the
 // connection also closes its idle sockets.
-func remoteTransport(owner context.Context, opts Options, login oauthflow.Login, onRefused func(error)) (*remoteParts, error) {
+func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber, login oauthflow.Login, onRefused func(error)) (*remoteParts, error) {
 	srv := opts.Server
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	r := &remoteParts{conns: base, closeAuth: func() {}}
@@ -34,9 +35,9 @@ func remoteTransport(owner context.Context, opts Options, login oauthflow.Login,
 		var err error
 		switch srv.Auth.Kind {
 		case config.AuthOAuth:
-			err = r.authCode(owner, opts, login, onRefused)
+			err = r.authCode(owner, opts, scrub, login, onRefused)
 		case config.AuthClientCredentials:
-			err = r.clientCredentials(srv, base)
+			err = r.clientCredentials(srv, base, scrub)
 		}
 		if err != nil {
 			return nil, err
@@ -53,7 +54,7 @@ func remoteTransport(owner context.Context, opts Options, login oauthflow.Login,
 	return r, nil
 }
 
-func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthflow.Login, onRefused func(error)) error {
+func (r *remoteParts) authCode(owner context.Context, opts Options, scrub *redact.Scrubber, login oauthflow.Login, onRefused func(error)) error {
 	srv := opts.Server
 	h, err := oauthflow.NewAuthCode(oauthflow.AuthCodeConfig{
 		Server:            srv.Name,
@@ -70,6 +71,7 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthf
 		Logger:            opts.Logger,
 		Go:                opts.Go,
 		OnRefused:         onRefused,
+		Scrubber:          scrub,
 	})
 	if err != nil {
 		return err
@@ -78,7 +80,7 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthf
 	return nil
 }
 
-func (r *remoteParts) clientCredentials(srv config.Server, base *http.Transport) error {
+func (r *remoteParts) clientCredentials(srv config.Server, base *http.Transport, scrub *redact.Scrubber) error {
 	cc := oauthflow.ClientCredentials{
 		ClientID:     srv.Auth.ClientID,
 		ClientSecret: srv.Auth.ClientSecret,
@@ -86,6 +88,7 @@ func (r *remoteParts) clientCredentials(srv config.Server, base *http.Transport)
 		Algorithm:    srv.Auth.SigningAlgorithm(),
 		Scopes:       srv.Auth.Scopes,
 		HTTPClient:   &http.Client{Transport: base},
+		Scrubber:     scrub,
 	}
 	if srv.Auth.PrivateKey != "" {
 		key, err := oauthflow.ParsePrivateKey(srv.Auth.PrivateKey)
