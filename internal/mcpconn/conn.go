@@ -40,7 +40,8 @@ type Options struct {
 	// Server is the server's configuration. It must be valid.
 	Server config.Server
 	// Logger receives the server's stderr lines and connection events. It
-	// should already carry the server's name.
+	// should already carry the server's name. Dial wraps it so that every
+	// record is scrubbed of the connection's secrets (see internal/redact).
 	Logger *slog.Logger
 	// Tail keeps the server's last stderr lines; it outlives one Conn.
 	Tail *Tail

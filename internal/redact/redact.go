@@ -21,6 +21,19 @@ const Marker = "[redacted]"
 // multi-line value and each encoded form alike.
 const MinLen = 6
 
+// Bounds on what a Scrubber learns, so that an authorization server that
+// issues a new token on every request, or huge ones, cannot make it hold
+// unbounded memory: the newest maxLearned values, at most maxLearnedBytes
+// of them, are kept (the oldest are forgotten first; configured secrets,
+// given to New, are never forgotten). A value longer than maxFormsLen is
+// scrubbed as it is only, not in its encoded forms (real tokens and client
+// assertions are a few KiB).
+const (
+	maxLearned      = 64
+	maxLearnedBytes = 1 << 20
+	maxFormsLen     = 16 << 10
+)
+
 // Scrubber masks every known secret, in each of the forms listed in
 // [forms]. It is safe for concurrent use. Scrubbing is one lock-free load
 // and one strings.Replacer pass; learning a new secret rebuilds the
@@ -28,9 +41,10 @@ const MinLen = 6
 //
 // A nil *Scrubber scrubs nothing.
 type Scrubber struct {
-	mu    sync.Mutex // serialises Learn
-	known []string   // every raw secret learned, in order
-	cur   atomic.Pointer[snapshot]
+	mu      sync.Mutex // serialises Learn
+	fixed   []string   // the configured secrets, given to New
+	learned []string   // obtained secrets, oldest first (see maxLearned)
+	cur     atomic.Pointer[snapshot]
 }
 
 // snapshot is an immutable set of forms and its replacer.
@@ -40,16 +54,21 @@ type snapshot struct {
 	longest int
 }
 
-// New returns a Scrubber that knows secrets.
+// New returns a Scrubber that knows secrets for its whole life.
 func New(secrets ...string) *Scrubber {
 	s := &Scrubber{}
-	s.cur.Store(&snapshot{rep: strings.NewReplacer()})
-	s.Learn(secrets...)
+	for _, v := range secrets {
+		if v != "" && !slices.Contains(s.fixed, v) {
+			s.fixed = append(s.fixed, v)
+		}
+	}
+	s.rebuild()
 	return s
 }
 
-// Learn adds secrets; values already known, and values shorter than MinLen
-// with no line of at least MinLen, change nothing.
+// Learn adds secrets obtained while the connection lives (tokens,
+// assertions, registered client secrets). A value already known changes
+// nothing, but counts as new again for the bound on learned values.
 func (s *Scrubber) Learn(secrets ...string) {
 	if s == nil {
 		return
@@ -58,17 +77,39 @@ func (s *Scrubber) Learn(secrets ...string) {
 	defer s.mu.Unlock()
 	added := false
 	for _, v := range secrets {
-		if len(v) == 0 || slices.Contains(s.known, v) {
+		if len(v) < MinLen && !strings.Contains(v, "\n") || slices.Contains(s.fixed, v) {
 			continue
 		}
-		s.known = append(s.known, v)
+		if i := slices.Index(s.learned, v); i >= 0 {
+			s.learned = append(slices.Delete(s.learned, i, i+1), v)
+			continue
+		}
+		s.learned = append(s.learned, v)
 		added = true
 	}
 	if !added {
 		return
 	}
+	size := 0
+	for _, v := range s.learned {
+		size += len(v)
+	}
+	for len(s.learned) > 1 && (len(s.learned) > maxLearned || size > maxLearnedBytes) {
+		size -= len(s.learned[0])
+		s.learned = s.learned[1:]
+	}
+	s.rebuild()
+}
+
+// rebuild makes the snapshot of every known secret; s.mu is held (or s is
+// not shared yet).
+func (s *Scrubber) rebuild() {
 	set := map[string]bool{}
-	for _, v := range s.known {
+	for _, v := range slices.Concat(s.fixed, s.learned) {
+		if len(v) > maxFormsLen {
+			set[v] = true
+			continue
+		}
 		for _, f := range forms(v) {
 			set[f] = true
 		}

@@ -121,3 +121,27 @@ func TestBasicAuthForm(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// Learned values are bounded: the oldest are forgotten, configured ones
+// never.
+func TestLearnedValuesAreBounded(t *testing.T) {
+	s := New("configured-secret")
+	for i := range maxLearned + 10 {
+		s.Learn(fmt.Sprintf("token-%03d-abcdef", i))
+	}
+	if got := s.String("configured-secret"); got != Marker {
+		t.Errorf("a configured secret was forgotten: %q", got)
+	}
+	if got := s.String("token-000-abcdef"); got == Marker {
+		t.Error("the oldest learned token is still kept past the bound")
+	}
+	last := fmt.Sprintf("token-%03d-abcdef", maxLearned+9)
+	if got := s.String(last); got != Marker {
+		t.Errorf("the newest token is not scrubbed: %q", got)
+	}
+	huge := strings.Repeat("h", maxFormsLen+1)
+	s.Learn(huge)
+	if s.String(huge) != Marker || s.Longest() != len(huge) {
+		t.Error("a huge value is not scrubbed as it is")
+	}
+}
