@@ -207,3 +207,17 @@ func TestScrubClientCredentialsTokensEchoed(t *testing.T) {
 	assertScrubbed(t, rt, append(seen, oauthSecretMarker), errs...)
 	noLeaks(t, rt, errs...)
 }
+
+// A token restored from the store at dial is scrubbed like one obtained
+// by a login.
+func TestScrubStoredOAuthTokenEchoed(t *testing.T) {
+	as := newAuthServer(t)
+	dir := loggedIn(t, as)
+	stored := storedLogin(t, dir, "web").Token
+	as.with(func(a *authServer) { a.leakTool = true })
+	rt := startIn(t, dir, Options{OpenURL: (&browser{stay: true}).open})
+	rt.waitFor(t, "web", status.Ready)
+	errText := leak(t, rt, "web", map[string]any{"headers": []string{"Authorization"}})
+	assertScrubbed(t, rt, []string{stored.AccessToken, stored.RefreshToken}, errText)
+	noLeaks(t, rt, errText)
+}
