@@ -141,7 +141,8 @@ func (s Server) Equal(o Server) bool {
 
 // Secrets returns every non-empty secret value of s, without duplicates:
 // env and header values, the bearer token, the client secret, the private
-// key, and the password of the URL's userinfo. Loggers use it to redact
+// key, and the password of the URL's userinfo, alone and as the "user:pass"
+// pair that Basic authentication base64-encodes. Loggers use it to redact
 // output of the server itself (for example a subprocess echoing its
 // environment).
 //
@@ -169,16 +170,22 @@ func (s Server) Secrets() []string {
 			add(line)
 		}
 	}
-	add(urlPassword(s.URL))
+	pass, pair := urlPassword(s.URL)
+	add(pass)
+	add(pair)
 	return out
 }
 
-// urlPassword returns the password in the userinfo of raw, if any.
-func urlPassword(raw string) string {
+// urlPassword returns the password in the userinfo of raw, if any, and the
+// decoded "user:pass" pair.
+func urlPassword(raw string) (pass, pair string) {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
-		return ""
+		return "", ""
 	}
-	p, _ := u.User.Password()
-	return p
+	p, ok := u.User.Password()
+	if !ok || p == "" {
+		return "", ""
+	}
+	return p, u.User.Username() + ":" + p
 }

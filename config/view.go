@@ -123,7 +123,7 @@ func (a *Auth) View() AuthView {
 }
 
 func redactURL(raw string) string {
-	if urlPassword(raw) == "" {
+	if p, _ := urlPassword(raw); p == "" {
 		return raw
 	}
 	u, _ := url.Parse(raw) // parses: urlPassword found a password in it

@@ -126,7 +126,7 @@ func TestSecrets(t *testing.T) {
 	s.URL = "https://u:" + urlSecret + "@example.com/"
 	s.Env = map[string]string{"B": envSecret, "A": envSecret, "C": ""}
 	s.Auth.ClientSecret = clientSecret // invalid for bearer, but still a secret
-	want := []string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret}
+	want := []string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret, "u:" + urlSecret}
 	got := s.Secrets()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Secrets = %q, want %q", got, want)

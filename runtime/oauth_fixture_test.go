@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,12 @@ type authServer struct {
 	// endpoints replace fields of the authorization server metadata, as a
 	// hostile server would (its token_endpoint, say).
 	endpoints map[string]string
+	// leakTool gives the MCP server the example server's leak tool, and
+	// every accepted MCP request an X-Seen-Tokens header listing each
+	// access token the server has accepted so far: a careless server
+	// echoing the current token and the previous ones.
+	leakTool   bool
+	seenTokens []string
 }
 
 func newAuthServer(t *testing.T) *authServer {
@@ -67,7 +74,12 @@ func newAuthServer(t *testing.T) *authServer {
 	mux.HandleFunc("POST /register", a.register)
 	mux.HandleFunc("GET /authorize", a.authorize)
 	mux.HandleFunc("POST /token", a.token)
-	getServer := func(*http.Request) *mcp.Server { return exampleserver.NewServer(exampleserver.Options{}) }
+	getServer := func(*http.Request) *mcp.Server {
+		a.mu.Lock()
+		leak := a.leakTool
+		a.mu.Unlock()
+		return exampleserver.NewServer(exampleserver.Options{LeakTool: leak, Stderr: io.Discard})
+	}
 	mux.Handle("/mcp", a.guard(mcp.NewStreamableHTTPHandler(getServer, nil)))
 	a.srv = httptest.NewServer(mux)
 	t.Cleanup(a.srv.Close) // registered before the runtime: runs after its shutdown
@@ -195,6 +207,12 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		delete(a.refresh, rt)
+	case "client_credentials": // no refresh token (RFC 6749 §4.4.3)
+		a.seq++
+		at := fmt.Sprintf("%s-%d", oauthAccessMarker, a.seq)
+		a.access[at] = time.Now().Add(a.lifetime)
+		asJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(a.lifetime / time.Second)})
+		return
 	default:
 		asJSON(w, 400, map[string]any{"error": "unsupported_grant_type"})
 		return
@@ -215,6 +233,10 @@ func (a *authServer) guard(h http.Handler) http.Handler {
 		ok = ok && time.Now().Before(exp)
 		if ok {
 			a.lastToken = tok
+			if a.leakTool && !slices.Contains(a.seenTokens, tok) {
+				a.seenTokens = append(a.seenTokens, tok)
+			}
+			r.Header.Set("X-Seen-Tokens", strings.Join(a.seenTokens, " "))
 		}
 		a.mu.Unlock()
 		// A session's DELETE passes without a token, so that a client whose

@@ -28,6 +28,7 @@ const (
 //
 //	-name NAME             server implementation name (default "mcpvisor-example")
 //	-change-tool           register the change tool, which adds tools, prompts and resources
+//	-leak-tool             register the leak tool, which quotes env and headers in errors and stderr
 //	-hang-initialize       never answer initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
 //	-garbage-stdout        write non-JSON lines to stdout, then exit 1
@@ -45,6 +46,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.SetOutput(stderr)
 	fs.StringVar(&opts.Name, "name", DefaultName, "server implementation `name`")
 	fs.BoolVar(&opts.ChangeTool, "change-tool", false, "register the change tool, which adds tools, prompts and resources at runtime")
+	fs.BoolVar(&opts.LeakTool, "leak-tool", false, "register the leak tool, which quotes environment variables and request headers in errors and on stderr")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
 	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")

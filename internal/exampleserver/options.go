@@ -35,6 +35,10 @@ type Options struct {
 	// so that the tool list that other tests and the demo tour count stays
 	// the same.
 	ChangeTool bool
+	// LeakTool registers the leak tool, which quotes environment variables
+	// and request headers in an error and on stderr, as a careless server
+	// does (see [LeakToolName]). Off by default, like ChangeTool.
+	LeakTool bool
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]

@@ -22,6 +22,7 @@ import (
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -39,7 +40,8 @@ type Options struct {
 	// Server is the server's configuration. It must be valid.
 	Server config.Server
 	// Logger receives the server's stderr lines and connection events. It
-	// should already carry the server's name.
+	// should already carry the server's name. Dial wraps it so that every
+	// record is scrubbed of the connection's secrets (see internal/redact).
 	Logger *slog.Logger
 	// Tail keeps the server's last stderr lines; it outlives one Conn.
 	Tail *Tail
@@ -86,11 +88,11 @@ type Options struct {
 // CallTool may be used from any goroutine; Close may be called several
 // times and concurrently.
 type Conn struct {
-	name     string
-	timeout  time.Duration
-	grace    time.Duration
-	logger   *slog.Logger
-	redactor *strings.Replacer
+	name    string
+	timeout time.Duration
+	grace   time.Duration
+	logger  *slog.Logger
+	scrub   *redact.Scrubber
 
 	cs     *mcp.ClientSession
 	proc   *stdioTransport // nil for an injected transport
@@ -155,9 +157,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if tail == nil {
 		tail = &Tail{}
 	}
-	redactor := Redactor(srv.Secrets())
+	// One scrubber for everything this connection lets out; it learns the
+	// tokens obtained while the connection lives.
+	scrub := redact.New(srv.Secrets()...)
+	logger = redact.Logger(logger, scrub)
+	opts.Logger = logger
 	tailMark := tail.mark()
-	stderr := newStderrWriter(logger, tail, srv.Secrets())
+	stderr := newStderrWriter(logger, tail, scrub)
 	var (
 		proc      *stdioTransport
 		tap       *wireTap
@@ -211,8 +217,8 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = proc
 	default:
 		var err error
-		if rem, err = remoteTransport(owner, opts, login, fatal); err != nil {
-			return nil, redact(redactor, fmt.Errorf("connecting %q: %w", srv.Name, err))
+		if rem, err = remoteTransport(owner, opts, scrub, login, fatal); err != nil {
+			return nil, scrub.Error(fmt.Errorf("connecting %q: %w", srv.Name, err))
 		}
 		transport = rem.transport
 	}
@@ -236,7 +242,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 
 	progress := &progressRouter{}
-	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, redactor))
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, scrub))
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}
@@ -261,7 +267,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			err = fmt.Errorf("%w: %w", failed, err)
 		}
 		authMu.Unlock()
-		return nil, redact(redactor, dialError(ctx, srv, err, tail, tailMark))
+		return nil, scrub.Error(dialError(ctx, srv, err, tail, tailMark))
 	}
 	// Once the dial is abandoned (or fails), the process is stopped at
 	// once, or never started if the connect goroutine has not got that far.
@@ -269,7 +275,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	case r := <-results:
 		if r.err == nil && ctx.Err() == nil {
 			deadline.finish()
-			c := newConn(srv, opts, r, proc, stderr, redactor, logger)
+			c := newConn(srv, opts, r, proc, stderr, scrub, logger)
 			c.progress = progress
 			c.logs = c.Capabilities().Logging != nil
 			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
@@ -301,13 +307,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 }
 
-func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport, stderr *stderrWriter, redactor *strings.Replacer, logger *slog.Logger) *Conn {
+func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport, stderr *stderrWriter, scrub *redact.Scrubber, logger *slog.Logger) *Conn {
 	c := &Conn{
 		name:     srv.Name,
 		timeout:  srv.Timeout(),
 		grace:    opts.Grace,
 		logger:   logger,
-		redactor: redactor,
+		scrub:    scrub,
 		cs:       r.cs,
 		proc:     proc,
 		stderr:   stderr,
@@ -370,7 +376,7 @@ func (c *Conn) watch() {
 	} else if err == nil {
 		err = errors.New("server closed the connection")
 	}
-	c.lostErr = redact(c.redactor, fmt.Errorf("session of %q lost: %w", c.name, err))
+	c.lostErr = c.scrub.Error(fmt.Errorf("session of %q lost: %w", c.name, err))
 	close(c.done)
 }
 
@@ -452,9 +458,9 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case c.cause.Load() != nil:
 		// Ended from here (an answer over its bound, a refused refresh):
 		// that is the reason, which the SDK's text may have flattened.
-		return nil, redact(c.redactor, fmt.Errorf("calling %q on %q: %w", name, c.name, *c.cause.Load()))
+		return nil, c.scrub.Error(fmt.Errorf("calling %q on %q: %w", name, c.name, *c.cause.Load()))
 	}
-	return nil, redact(c.redactor, fmt.Errorf("calling %q on %q: %w", name, c.name, err))
+	return nil, c.scrub.Error(fmt.Errorf("calling %q on %q: %w", name, c.name, err))
 }
 
 // track registers a running call; false once Close began.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -45,7 +45,7 @@ var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sa
 // clientOptions builds the SDK client options: the host's features, the
 // server's log notifications to the logger, progress to per-call
 // callbacks.
-func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, redactor *strings.Replacer) *mcp.ClientOptions {
+func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, scrub *redact.Scrubber) *mcp.ClientOptions {
 	sample := f.Sample
 	if sample == nil {
 		// Advertised anyway, so a server can tell "not configured" from
@@ -73,10 +73,10 @@ func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, re
 			notify(ListResources)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			serverLog(ctx, logger, redactor, req.Params)
+			serverLog(ctx, logger, scrub, req.Params)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			progress.deliver(ctx, logger, redactor, req.Params)
+			progress.deliver(ctx, logger, scrub, req.Params)
 		},
 	}
 }
@@ -84,7 +84,7 @@ func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, re
 // serverLog passes a server's notifications/message to the host's logger,
 // which already carries the server's name, with the server's secrets
 // scrubbed like its stderr.
-func serverLog(ctx context.Context, logger *slog.Logger, redactor *strings.Replacer, p *mcp.LoggingMessageParams) {
+func serverLog(ctx context.Context, logger *slog.Logger, scrub *redact.Scrubber, p *mcp.LoggingMessageParams) {
 	if p == nil {
 		return
 	}
@@ -106,9 +106,9 @@ func serverLog(ctx context.Context, logger *slog.Logger, redactor *strings.Repla
 		raw, _ := json.Marshal(d)
 		data = string(raw)
 	}
-	attrs := []any{"mcp_level", string(p.Level), "data", redactor.Replace(data)}
+	attrs := []any{"mcp_level", string(p.Level), "data", scrub.String(data)}
 	if p.Logger != "" {
-		attrs = append(attrs, "logger", redactor.Replace(p.Logger))
+		attrs = append(attrs, "logger", scrub.String(p.Logger))
 	}
 	logger.Log(ctx, level, "server log", attrs...)
 }
@@ -164,11 +164,11 @@ func (r *progressRouter) register(f func(tools.Progress)) (token string, done fu
 // reports after the call returned.
 const progressGrace = 250 * time.Millisecond
 
-func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, redactor *strings.Replacer, p *mcp.ProgressNotificationParams) {
+func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, scrub *redact.Scrubber, p *mcp.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}
-	p.Message = redactor.Replace(p.Message)
+	p.Message = scrub.String(p.Message)
 	logger.Debug("progress", "progress", p.Progress, "total", p.Total, "message", p.Message)
 	token, ok := p.ProgressToken.(string)
 	if !ok {

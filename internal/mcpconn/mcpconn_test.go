@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -39,18 +40,10 @@ func TestMergeEnv(t *testing.T) {
 	}
 }
 
-func TestRedactor(t *testing.T) {
-	r := Redactor([]string{"abcdef", "abcdefghij", "1", "", "true"})
-	got := r.Replace("x abcdefghij y abcdef z 1 true")
-	if want := "x [redacted] y [redacted] z 1 true"; got != want {
-		t.Fatalf("Replace = %q, want %q (longest first; values under 6 bytes kept)", got, want)
-	}
-}
-
 func TestStderrWriterLinesAndTail(t *testing.T) {
 	var logs strings.Builder
 	tail := &Tail{}
-	w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, []string{"hunter2-secret"})
+	w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, redact.New("hunter2-secret"))
 	fmt.Fprint(w, "first li")
 	fmt.Fprint(w, "ne\r\nsecond hunter2-secret\n")
 	fmt.Fprint(w, "no newline")
@@ -87,7 +80,7 @@ func TestStderrSecretAtTheCut(t *testing.T) {
 		for _, offset := range []int{-len(secret) + 1, -5, -1, 0} {
 			var logs strings.Builder
 			tail := &Tail{}
-			w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, []string{secret})
+			w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, redact.New(secret))
 			line := strings.Repeat("y", maxLineBytes+offset) + secret + strings.Repeat("z", 100)
 			cut := maxLineBytes + offset + split
 			fmt.Fprint(w, line[:cut])

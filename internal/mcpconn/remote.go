@@ -12,6 +12,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // remoteParts is the transport of an http or sse server and what it owns.
@@ -30,7 +31,7 @@ type remoteParts struct {
 // server. The http.Transport is the connection's own, so that closing the
 // connection also closes its idle sockets. fatal ends the connection with
 // an error the SDK cannot report (a refused refresh, an answer too large).
-func remoteTransport(owner context.Context, opts Options, login oauthflow.Login, fatal func(error)) (*remoteParts, error) {
+func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber, login oauthflow.Login, fatal func(error)) (*remoteParts, error) {
 	srv := opts.Server
 	u, err := url.Parse(srv.URL)
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
@@ -59,9 +60,9 @@ func remoteTransport(owner context.Context, opts Options, login oauthflow.Login,
 	if srv.Auth != nil {
 		switch srv.Auth.Kind {
 		case config.AuthOAuth:
-			err = r.authCode(owner, opts, login, fatal)
+			err = r.authCode(owner, opts, scrub, login, fatal)
 		case config.AuthClientCredentials:
-			err = r.clientCredentials(srv)
+			err = r.clientCredentials(srv, scrub)
 		}
 		if err != nil {
 			return nil, err
@@ -78,7 +79,7 @@ func remoteTransport(owner context.Context, opts Options, login oauthflow.Login,
 	return r, nil
 }
 
-func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthflow.Login, onRefused func(error)) error {
+func (r *remoteParts) authCode(owner context.Context, opts Options, scrub *redact.Scrubber, login oauthflow.Login, onRefused func(error)) error {
 	srv := opts.Server
 	h, err := oauthflow.NewAuthCode(oauthflow.AuthCodeConfig{
 		Server:            srv.Name,
@@ -95,6 +96,7 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthf
 		Logger:            opts.Logger,
 		Go:                opts.Go,
 		OnRefused:         onRefused,
+		Scrubber:          scrub,
 	})
 	if err != nil {
 		return err
@@ -103,7 +105,7 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, login oauthf
 	return nil
 }
 
-func (r *remoteParts) clientCredentials(srv config.Server) error {
+func (r *remoteParts) clientCredentials(srv config.Server, scrub *redact.Scrubber) error {
 	cc := oauthflow.ClientCredentials{
 		ClientID:     srv.Auth.ClientID,
 		ClientSecret: srv.Auth.ClientSecret,
@@ -111,6 +113,7 @@ func (r *remoteParts) clientCredentials(srv config.Server) error {
 		Algorithm:    srv.Auth.SigningAlgorithm(),
 		Scopes:       srv.Auth.Scopes,
 		HTTPClient:   r.oauthHTTP,
+		Scrubber:     scrub,
 	}
 	if srv.Auth.PrivateKey != "" {
 		key, err := oauthflow.ParsePrivateKey(srv.Auth.PrivateKey)

@@ -3,9 +3,10 @@ package mcpconn
 import (
 	"bytes"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
+
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // TailLines is how many stderr lines a server keeps for its status.
@@ -23,6 +24,8 @@ type Tail struct {
 	next  int
 	full  bool
 	added uint64 // lines ever added, to tell this session's from older ones
+
+	logs logGate // the rate limit of this server's stderr in the log
 }
 
 // lastSince returns the newest line if any line was added after the Tail
@@ -74,52 +77,21 @@ func (t *Tail) add(line string) {
 }
 
 // stderrWriter splits a server's stderr into lines, removes every known
-// secret from each, logs it tagged with the server's name and keeps it in
-// the tail. A server that echoes its environment must not leak it.
+// secret from each, logs it tagged with the server's name (rate-limited,
+// see logGate) and keeps it in the tail. A server that echoes its
+// environment must not leak it.
 type stderrWriter struct {
-	logger   *slog.Logger
-	tail     *Tail
-	secrets  []string
-	redactor *strings.Replacer
-	// holdBack is how far past the line cap a too-long line is collected
-	// before it is cut, so that a secret crossing the cut is still seen
-	// whole by the redactor.
-	holdBack int
+	logger *slog.Logger
+	tail   *Tail
+	scrub  *redact.Scrubber
 
 	mu         sync.Mutex
 	partial    []byte
 	discarding bool // the rest of a too-long line is dropped
 }
 
-func newStderrWriter(logger *slog.Logger, tail *Tail, secrets []string) *stderrWriter {
-	w := &stderrWriter{logger: logger, tail: tail, redactor: Redactor(secrets)}
-	for _, s := range secrets {
-		if len(s) >= minRedactLen {
-			w.secrets = append(w.secrets, s)
-			w.holdBack = max(w.holdBack, len(s))
-		}
-	}
-	return w
-}
-
-// minRedactLen is the shortest value Redactor masks. Env values such as
-// "1" or "true" are not secrets in practice, and masking every "1" in a log
-// line would make stderr unreadable.
-const minRedactLen = 6
-
-// Redactor returns a replacer that masks every secret value of at least
-// minRedactLen bytes. Longer secrets are replaced first so that a secret
-// containing another is masked whole.
-func Redactor(secrets []string) *strings.Replacer {
-	sorted := slices.Clone(secrets)
-	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
-	var pairs []string
-	for _, s := range sorted {
-		if len(s) >= minRedactLen {
-			pairs = append(pairs, s, "[redacted]")
-		}
-	}
-	return strings.NewReplacer(pairs...)
+func newStderrWriter(logger *slog.Logger, tail *Tail, scrub *redact.Scrubber) *stderrWriter {
+	return &stderrWriter{logger: logger, tail: tail, scrub: scrub}
 }
 
 func (w *stderrWriter) Write(p []byte) (int, error) {
@@ -136,7 +108,7 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 			w.partial = append(w.partial, chunk...)
 		}
 		if i < 0 {
-			if !w.discarding && len(w.partial) >= maxLineBytes+w.holdBack {
+			if !w.discarding && len(w.partial) >= maxLineBytes+w.scrub.Longest() {
 				w.emit(w.partial, true)
 				w.partial = w.partial[:0]
 				w.discarding = true
@@ -153,7 +125,8 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// flush emits a last line that had no newline.
+// flush emits a last line that had no newline, and the count of lines
+// kept from the log since the last line logged.
 func (w *stderrWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -162,33 +135,26 @@ func (w *stderrWriter) flush() {
 	}
 	w.partial = nil
 	w.discarding = false
+	if n := w.tail.logs.drain(); n > 0 {
+		w.logger.Warn("server stderr lines suppressed", "suppressed", n)
+	}
 }
 
 // emit redacts a whole line first and cuts it afterwards, so a cut never
-// exposes part of a secret.
+// exposes part of a secret. Write collects a too-long line up to the
+// longest secret form past the cap, so that a secret crossing the cut is
+// still seen whole.
 func (w *stderrWriter) emit(b []byte, tooLong bool) {
-	line := w.redactor.Replace(strings.TrimRight(string(b), "\r"))
+	line := w.scrub.String(strings.TrimRight(string(b), "\r"))
 	if tooLong || len(line) > maxLineBytes {
-		line = w.cut(line) + " …[line truncated]"
+		line = w.scrub.Cut(line, maxLineBytes) + " …[line truncated]"
 	}
 	w.tail.add(line)
-	w.logger.Info("server stderr", "line", line)
-}
-
-// cut shortens line to maxLineBytes and drops a trailing beginning of a
-// secret whose rest fell past the cut.
-func (w *stderrWriter) cut(line string) string {
-	if len(line) <= maxLineBytes {
-		return line
+	ok, suppressed := w.tail.logs.admit()
+	if suppressed > 0 {
+		w.logger.Warn("server stderr lines suppressed", "suppressed", suppressed)
 	}
-	line = line[:maxLineBytes]
-	for _, s := range w.secrets {
-		for k := len(s) - 1; k > 0; k-- {
-			if strings.HasSuffix(line, s[:k]) {
-				line = line[:len(line)-k]
-				break
-			}
-		}
+	if ok {
+		w.logger.Info("server stderr", "line", line)
 	}
-	return line
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
 
@@ -85,6 +86,12 @@ type AuthCodeConfig struct {
 	// OnRefused is called once when a refresh is refused: the connection
 	// should end with the error, which matches ErrNeedsReauth.
 	OnRefused func(error)
+	// Scrubber learns every secret the login holds or obtains (client
+	// secrets, codes, verifiers, access and refresh tokens, current and
+	// previous) and scrubs the handler's errors with them. The connection
+	// passes its own, so that its errors and logs lose them too. Default:
+	// one of the handler's own.
+	Scrubber *redact.Scrubber
 }
 
 // AuthCode is the OAuth handler of one connection of an oauth server: the
@@ -135,6 +142,9 @@ func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 	if cfg.Life == nil {
 		cfg.Life = context.Background()
 	}
+	if cfg.Scrubber == nil {
+		cfg.Scrubber = redact.New()
+	}
 	h := &AuthCode{cfg: cfg, key: recordKey(cfg)}
 	rec := h.load()
 	h.stored = rec
@@ -142,8 +152,8 @@ func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		base = cfg.HTTPClient.Transport
 	}
-	h.capture = &metadataCapture{base: secureTransport{base: base}}
-	h.capture.remember(cfg.ClientSecret)
+	h.capture = &metadataCapture{base: secureTransport{base: base}, scrub: cfg.Scrubber}
+	cfg.Scrubber.Learn(cfg.ClientSecret)
 	h.refresher = newRefresher(cfg.Go, cfg.Logger)
 
 	var err error
@@ -366,7 +376,6 @@ func loginError(err error) error {
 
 // loggedIn is NewTokenSource: a login just completed with tok.
 func (h *AuthCode) loggedIn(oc *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
-	h.capture.remember(oc.ClientSecret, tok.AccessToken, tok.RefreshToken)
 	src := h.newSource(oc, tok)
 	h.mu.Lock()
 	old := h.source
@@ -395,16 +404,15 @@ func noRedirectedPosts(req *http.Request, via []*http.Request) error {
 func (h *AuthCode) newSource(oc *oauth2.Config, tok *oauth2.Token) *tokenSource {
 	client := &http.Client{Transport: h.capture, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), oauth2.HTTPClient, client))
+	// A token restored from the store is as secret as one just obtained.
+	h.cfg.Scrubber.Learn(oc.ClientSecret, tok.AccessToken, tok.RefreshToken)
 	return &tokenSource{
-		oc:      oc,
-		ctx:     ctx,
-		cancel:  cancel,
-		tok:     tok,
-		secrets: h.capture.secrets,
-		saved: func(oc *oauth2.Config, tok *oauth2.Token) {
-			h.capture.remember(tok.AccessToken, tok.RefreshToken)
-			h.persist(oc, tok)
-		},
+		oc:     oc,
+		ctx:    ctx,
+		cancel: cancel,
+		tok:    tok,
+		scrub:  h.cfg.Scrubber,
+		saved:  h.persist,
 		refused: func(err error) {
 			h.forgetToken()
 			h.cfg.Logger.Warn("refresh refused: login required", "error", err)

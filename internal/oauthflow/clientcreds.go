@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -25,6 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // Token endpoint client authentication methods (RFC 7591 §2, OpenID Connect
@@ -70,6 +71,11 @@ type ClientCredentials struct {
 	// If nil, http.DefaultClient is used. Redirects are never followed for
 	// token requests.
 	HTTPClient *http.Client
+	// Scrubber learns the client secret, every client assertion and every
+	// token obtained (current and previous) and scrubs the handler's
+	// errors with them. The connection passes its own, so that its errors
+	// and logs lose them too. Default: one of the handler's own.
+	Scrubber *redact.Scrubber
 }
 
 // ClientCredentialsHandler is an [auth.OAuthHandler] that obtains access
@@ -89,6 +95,7 @@ type ClientCredentialsHandler struct {
 	scopes      []string
 	httpClient  *http.Client // discovery; nil means the SDK default
 	tokenClient *http.Client // token requests; never follows redirects
+	scrub       *redact.Scrubber
 
 	// authSem serialises Authorize calls (a buffered channel so that waiting
 	// honours the context).
@@ -122,6 +129,10 @@ func NewClientCredentialsHandler(cfg ClientCredentials) (*ClientCredentialsHandl
 		httpClient:    cfg.HTTPClient,
 		authSem:       make(chan struct{}, 1),
 		grantedScopes: make(map[string][]string),
+		scrub:         cfg.Scrubber,
+	}
+	if h.scrub == nil {
+		h.scrub = redact.New()
 	}
 	switch method {
 	case MethodClientSecretBasic, MethodClientSecretPost:
@@ -135,6 +146,9 @@ func NewClientCredentialsHandler(cfg ClientCredentials) (*ClientCredentialsHandl
 			return nil, fmt.Errorf("oauthflow: client credentials: an algorithm is only used with %s, not %s", MethodPrivateKeyJWT, method)
 		}
 		h.secret = cfg.ClientSecret
+		// client_secret_basic sends both form-encoded, then base64 of the
+		// pair (RFC 6749 §2.3.1): the scrubber derives the base64 form.
+		h.scrub.Learn(cfg.ClientSecret, url.QueryEscape(cfg.ClientID)+":"+url.QueryEscape(cfg.ClientSecret))
 	case MethodPrivateKeyJWT:
 		if cfg.PrivateKey == nil {
 			return nil, fmt.Errorf("oauthflow: client credentials: %s requires a private key", method)
@@ -334,6 +348,7 @@ func (f *tokenFetcher) fetch(ctx context.Context) (*oauth2.Token, error) {
 		if err != nil {
 			return nil, err
 		}
+		h.scrub.Learn(assertion)
 		cc.AuthStyle = oauth2.AuthStyleInParams
 		cc.EndpointParams = url.Values{
 			"client_assertion_type": {clientAssertionType},
@@ -342,8 +357,11 @@ func (f *tokenFetcher) fetch(ctx context.Context) (*oauth2.Token, error) {
 	}
 	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, h.tokenClient))
 	if err != nil {
-		return nil, f.sanitize(err, assertion)
+		return nil, f.sanitize(err)
 	}
+	// Kept for the life of the connection: a server may still echo a
+	// token after it was replaced.
+	h.scrub.Learn(tok.AccessToken, tok.RefreshToken)
 	return tok, nil
 }
 
@@ -368,15 +386,15 @@ func (h *ClientCredentialsHandler) newAssertion(audience string) (string, error)
 
 // sanitize converts a token request error into one that shows neither the
 // response body nor any credential.
-func (f *tokenFetcher) sanitize(err error, assertion string) error {
+func (f *tokenFetcher) sanitize(err error) error {
 	where := redactURL(f.tokenURL)
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		te := &TokenError{
 			TokenURL:         where,
-			ErrorCode:        f.scrub(re.ErrorCode, assertion),
-			ErrorDescription: f.scrub(re.ErrorDescription, assertion),
-			ErrorURI:         f.scrub(re.ErrorURI, assertion),
+			ErrorCode:        f.h.scrub.String(re.ErrorCode),
+			ErrorDescription: f.h.scrub.String(re.ErrorDescription),
+			ErrorURI:         f.h.scrub.String(re.ErrorURI),
 		}
 		if re.Response != nil {
 			te.StatusCode = re.Response.StatusCode
@@ -384,7 +402,7 @@ func (f *tokenFetcher) sanitize(err error, assertion string) error {
 		return te
 	}
 	msg := strings.ReplaceAll(err.Error(), f.tokenURL, where)
-	msg = f.scrub(msg, assertion)
+	msg = f.h.scrub.String(msg)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s: %w", where, msg, context.Canceled)
@@ -392,23 +410,6 @@ func (f *tokenFetcher) sanitize(err error, assertion string) error {
 		return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s: %w", where, msg, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s", where, msg)
-}
-
-// scrub replaces every form of the client secret and of the assertion in s.
-func (f *tokenFetcher) scrub(s, assertion string) string {
-	const r = "[REDACTED]"
-	h := f.h
-	if h.secret != "" {
-		esc := url.QueryEscape(h.secret)
-		basic := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(h.clientID) + ":" + esc))
-		for _, v := range []string{basic, esc, url.PathEscape(h.secret), h.secret} {
-			s = strings.ReplaceAll(s, v, r)
-		}
-	}
-	if assertion != "" {
-		s = strings.ReplaceAll(s, assertion, r)
-	}
-	return s
 }
 
 // TokenError is a token endpoint error response (RFC 6749 §5.2). Unlike

@@ -3,7 +3,6 @@ package oauthflow
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -35,15 +34,10 @@ func (h *AuthCode) clean(err error) error {
 	if errors.As(err, &re) {
 		// Keep the text before the endpoint's own, and its error code.
 		if i := strings.Index(msg, re.Error()); i >= 0 {
-			msg = msg[:i] + safeError(re).Error() + msg[i+len(re.Error()):]
+			msg = msg[:i] + safeError(re, h.cfg.Scrubber).Error() + msg[i+len(re.Error()):]
 		}
 	}
-	for _, v := range h.capture.secrets() {
-		msg = strings.ReplaceAll(msg, v, "[redacted]")
-		if q := url.QueryEscape(v); q != v {
-			msg = strings.ReplaceAll(msg, q, "[redacted]")
-		}
-	}
+	msg = h.cfg.Scrubber.String(msg)
 	ce := &cleanError{msg: msg}
 	for _, s := range sentinels {
 		if errors.Is(err, s) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 	"golang.org/x/oauth2"
 
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
 
@@ -35,9 +35,9 @@ type tokenSource struct {
 	cancel  context.CancelFunc
 	saved   func(*oauth2.Config, *oauth2.Token)
 	refused func(error)
-	// secrets returns values to scrub from refresh errors (the client
-	// secret; the refresh token is added by fetch).
-	secrets func() []string
+	// scrub knows every token this source held and the client secret; it
+	// scrubs refresh errors.
+	scrub *redact.Scrubber
 
 	fetching sync.Mutex
 
@@ -177,16 +177,15 @@ func (s *tokenSource) fetch(refreshToken string) (*oauth2.Token, error) {
 		if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.ErrorCode == "unauthorized_client") {
 			return nil, &refusedError{fmt.Errorf("%w: the authorization server refused the refresh (%s)", ErrNeedsReauth, re.ErrorCode)}
 		}
-		secrets := []string{refreshToken, s.oc.ClientSecret}
-		if s.secrets != nil {
-			secrets = append(secrets, s.secrets()...)
-		}
-		return nil, fmt.Errorf("oauth: refreshing the token: %w", safeError(err, secrets...))
+		s.scrub.Learn(refreshToken, s.oc.ClientSecret)
+		return nil, fmt.Errorf("oauth: refreshing the token: %w", safeError(err, s.scrub))
 	}
 	return tok, nil
 }
 
 func (s *tokenSource) replaceLocked(tok *oauth2.Token) {
+	// The previous tokens stay known: a server may still echo one.
+	s.scrub.Learn(tok.AccessToken, tok.RefreshToken)
 	s.tok, s.obtained = tok, time.Now()
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -338,8 +337,8 @@ func (r *refresher) loop() {
 
 // safeError drops the response body oauth2 puts into its errors: it is the
 // authorization server's text, and may echo what was sent. The error code
-// and description stay, with the secrets that were sent blanked out.
-func safeError(err error, secrets ...string) error {
+// and description stay, scrubbed.
+func safeError(err error, scrub *redact.Scrubber) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		status := ""
@@ -347,12 +346,7 @@ func safeError(err error, secrets ...string) error {
 			status = re.Response.Status
 		}
 		if re.ErrorCode != "" {
-			text := re.ErrorCode + " " + re.ErrorDescription
-			for _, v := range secrets {
-				if v != "" {
-					text = strings.ReplaceAll(strings.ReplaceAll(text, v, "[REDACTED]"), url.QueryEscape(v), "[REDACTED]")
-				}
-			}
+			text := scrub.String(re.ErrorCode + " " + re.ErrorDescription)
 			return fmt.Errorf("token endpoint answered %s: %s", status, text)
 		}
 		return fmt.Errorf("token endpoint answered %s", status)

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/oauth2"
 
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
 
@@ -164,9 +165,10 @@ func tokSource(t *testing.T, ep *tokEndpoint, tok *oauth2.Token) (*tokenSource, 
 	}
 	rec := &tokRecorder{savedCh: make(chan *oauth2.Token, 16), refCh: make(chan error, 16)}
 	src := &tokenSource{
-		oc:  oc,
-		ctx: context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: tr}),
-		tok: tok,
+		oc:    oc,
+		ctx:   context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: tr}),
+		tok:   tok,
+		scrub: redact.New(),
 		// Obtained an hour ago: a token near its expiry is refreshed on use.
 		obtained: time.Now().Add(-time.Hour),
 		saved: func(got *oauth2.Config, tok *oauth2.Token) {

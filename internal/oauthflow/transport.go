@@ -6,11 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // secureTransport refuses plain http to anything but loopback: discovery,
@@ -43,28 +44,14 @@ const maxMetadata = 1 << 20
 type metadataCapture struct {
 	base http.RoundTripper
 
-	mu      sync.Mutex
-	seen    []capturedMetadata
-	learned []string
+	scrub *redact.Scrubber // learns the secrets
+
+	mu   sync.Mutex
+	seen []capturedMetadata
 }
 
-// remember adds secret values to scrub from errors.
-func (c *metadataCapture) remember(values ...string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, v := range values {
-		if len(v) >= 4 && !slices.Contains(c.learned, v) {
-			c.learned = append(c.learned, v)
-		}
-	}
-}
-
-// secrets returns the values learned so far.
-func (c *metadataCapture) secrets() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.learned)
-}
+// remember adds secret values to scrub.
+func (c *metadataCapture) remember(values ...string) { c.scrub.Learn(values...) }
 
 // secretFields are the form and JSON fields whose values are secrets.
 var secretFields = []string{"code", "code_verifier", "client_secret", "refresh_token", "access_token", "id_token", "client_assertion"}

@@ -1,0 +1,209 @@
+// Package redact removes secrets from text that leaves a connection: stderr
+// lines, errors, server log notifications, progress messages and OAuth
+// errors. One [Scrubber] belongs to one server connection; it starts with
+// the configured secrets and learns the ones obtained while the connection
+// lives (OAuth tokens, client assertions).
+package redact
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Marker replaces every secret found.
+const Marker = "[redacted]"
+
+// MinLen is the shortest value that is scrubbed. Values such as "1" or
+// "true" are not secrets in practice, and masking every "1" in a log line
+// would make it unreadable. It applies to each value, each line of a
+// multi-line value and each encoded form alike.
+const MinLen = 6
+
+// Bounds on what a Scrubber learns, so that an authorization server that
+// issues a new token on every request, or huge ones, cannot make it hold
+// unbounded memory: the newest maxLearned values, at most maxLearnedBytes
+// of them, are kept (the oldest are forgotten first; configured secrets,
+// given to New, are never forgotten). A value longer than maxFormsLen is
+// scrubbed as it is only, not in its encoded forms (real tokens and client
+// assertions are a few KiB).
+const (
+	maxLearned      = 64
+	maxLearnedBytes = 1 << 20
+	maxFormsLen     = 16 << 10
+)
+
+// Scrubber masks every known secret, in each of the forms listed in
+// [forms]. It is safe for concurrent use. Scrubbing is one lock-free load
+// and one strings.Replacer pass; learning a new secret rebuilds the
+// replacer, which happens a few times in a connection's life.
+//
+// A nil *Scrubber scrubs nothing.
+type Scrubber struct {
+	mu      sync.Mutex // serialises Learn
+	fixed   []string   // the configured secrets, given to New
+	learned []string   // obtained secrets, oldest first (see maxLearned)
+	cur     atomic.Pointer[snapshot]
+}
+
+// snapshot is an immutable set of forms and its replacer.
+type snapshot struct {
+	rep     *strings.Replacer
+	forms   []string // longest first
+	longest int
+}
+
+// New returns a Scrubber that knows secrets for its whole life.
+func New(secrets ...string) *Scrubber {
+	s := &Scrubber{}
+	for _, v := range secrets {
+		if v != "" && !slices.Contains(s.fixed, v) {
+			s.fixed = append(s.fixed, v)
+		}
+	}
+	s.rebuild()
+	return s
+}
+
+// Learn adds secrets obtained while the connection lives (tokens,
+// assertions, registered client secrets). A value already known changes
+// nothing, but counts as new again for the bound on learned values.
+func (s *Scrubber) Learn(secrets ...string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	added := false
+	for _, v := range secrets {
+		if len(v) < MinLen && !strings.Contains(v, "\n") || slices.Contains(s.fixed, v) {
+			continue
+		}
+		if i := slices.Index(s.learned, v); i >= 0 {
+			s.learned = append(slices.Delete(s.learned, i, i+1), v)
+			continue
+		}
+		s.learned = append(s.learned, v)
+		added = true
+	}
+	if !added {
+		return
+	}
+	size := 0
+	for _, v := range s.learned {
+		size += len(v)
+	}
+	for len(s.learned) > 1 && (len(s.learned) > maxLearned || size > maxLearnedBytes) {
+		size -= len(s.learned[0])
+		s.learned = s.learned[1:]
+	}
+	s.rebuild()
+}
+
+// rebuild makes the snapshot of every known secret; s.mu is held (or s is
+// not shared yet).
+func (s *Scrubber) rebuild() {
+	set := map[string]bool{}
+	for _, v := range slices.Concat(s.fixed, s.learned) {
+		if len(v) > maxFormsLen {
+			set[v] = true
+			continue
+		}
+		for _, f := range forms(v) {
+			set[f] = true
+		}
+	}
+	list := make([]string, 0, len(set))
+	for f := range set {
+		list = append(list, f)
+	}
+	// Longest first, so that a secret containing another is masked whole
+	// (strings.Replacer tries its pairs in order at each position).
+	slices.SortFunc(list, func(a, b string) int {
+		if d := len(b) - len(a); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	pairs := make([]string, 0, 2*len(list))
+	for _, f := range list {
+		pairs = append(pairs, f, Marker)
+	}
+	snap := &snapshot{rep: strings.NewReplacer(pairs...), forms: list}
+	if len(list) > 0 {
+		snap.longest = len(list[0])
+	}
+	s.cur.Store(snap)
+}
+
+func (s *Scrubber) load() *snapshot {
+	if s == nil {
+		return nil
+	}
+	return s.cur.Load()
+}
+
+// String returns text with every known secret replaced by Marker.
+func (s *Scrubber) String(text string) string {
+	snap := s.load()
+	if snap == nil || len(snap.forms) == 0 {
+		return text
+	}
+	return snap.rep.Replace(text)
+}
+
+// Longest is the length of the longest form scrubbed: a writer that cuts
+// long lines collects this much past its cut, so that a secret crossing
+// the cut is still seen whole.
+func (s *Scrubber) Longest() int {
+	if snap := s.load(); snap != nil {
+		return snap.longest
+	}
+	return 0
+}
+
+// Cut shortens an already scrubbed text to at most n bytes, and drops a
+// trailing beginning of any secret form whose rest fell past the cut.
+func (s *Scrubber) Cut(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	text = text[:n]
+	snap := s.load()
+	if snap == nil {
+		return text
+	}
+	for _, f := range snap.forms {
+		for k := min(len(f)-1, len(text)); k > 0; k-- {
+			if strings.HasSuffix(text, f[:k]) {
+				text = text[:len(text)-k]
+				break
+			}
+		}
+	}
+	return text
+}
+
+// Error returns err with every known secret removed from its text. The
+// result still unwraps to err, so errors.Is and errors.As match its
+// sentinels and causes; only its text changes.
+func (s *Scrubber) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if clean := s.String(msg); clean != msg {
+		return &scrubbedError{msg: clean, err: err}
+	}
+	return err
+}
+
+// scrubbedError is an error whose text had secrets removed.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }

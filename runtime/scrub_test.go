@@ -1,0 +1,223 @@
+package runtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// secretForm is one form of a planted secret, named so that a failure
+// says which form leaked without printing it.
+type secretForm struct {
+	name, value string
+}
+
+// secretForms is every form of each secret a careless server may echo:
+// raw, each line, JSON-escaped, percent-encoded, base64 and base64url with
+// and without padding. (Written out here rather than taken from the
+// scrubber, so that the test checks the scrubber against an independent
+// list.)
+func secretForms(secrets ...string) []secretForm {
+	var out []secretForm
+	for i, s := range secrets {
+		units := []string{s}
+		if strings.Contains(s, "\n") {
+			units = append(units, strings.Split(s, "\n")...)
+		}
+		for j, u := range units {
+			js, _ := json.Marshal(u)
+			for k, f := range []string{u, strings.Trim(string(js), `"`), url.QueryEscape(u), url.PathEscape(u),
+				base64.StdEncoding.EncodeToString([]byte(u)), base64.RawStdEncoding.EncodeToString([]byte(u)),
+				base64.URLEncoding.EncodeToString([]byte(u)), base64.RawURLEncoding.EncodeToString([]byte(u))} {
+				kind := []string{"raw", "JSON-escaped", "query-escaped", "path-escaped", "base64", "raw base64", "base64url", "raw base64url"}[k]
+				out = append(out, secretForm{fmt.Sprintf("secret %d, part %d (0: whole, n: line n), %s", i, j, kind), f})
+			}
+		}
+	}
+	return out
+}
+
+// assertScrubbed fails if any form of any secret appears in the runtime's
+// logs, status (stderr tails, errors), server entries, or in extra texts
+// (errors a call returned).
+func assertScrubbed(t *testing.T, rt *testRuntime, secrets []string, extra ...string) {
+	t.Helper()
+	st, _ := json.Marshal(rt.Status())
+	entries, _ := json.Marshal(rt.Servers())
+	texts := map[string]string{"logs": rt.logs.String(), "status": string(st), "entries": string(entries),
+		"errors": strings.Join(extra, "\n")}
+	for where, text := range texts {
+		for _, f := range secretForms(secrets...) {
+			if strings.Contains(text, f.value) {
+				t.Errorf("%s shows %s", where, f.name)
+			}
+		}
+	}
+}
+
+// leak calls the leak tool of server name and returns its error, which
+// must be one and show that something was scrubbed.
+func leak(t *testing.T, rt *testRuntime, name string, args map[string]any) string {
+	t.Helper()
+	res, err := rt.CallTool(context.Background(), name+"__"+exampleserver.LeakToolName, args)
+	if err == nil {
+		t.Fatalf("the leak tool answered (%d blocks), want an error", len(res.Content))
+	}
+	if !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("the leak error shows nothing scrubbed")
+	}
+	return err.Error()
+}
+
+// waitStatus polls the status of name until ok holds.
+func (rt *testRuntime) waitStatus(t *testing.T, name string, what string, ok func(status.Server) bool) status.Server {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, _ := rt.board.Get(name)
+		if ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no %s after 30s: %+v", name, what, st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A local server echoing a multi-line env value and one full of characters
+// that JSON and URLs escape, in every encoding, into a JSON-RPC error and
+// its stderr; and one that dies printing the base64 of a multi-line value
+// as its last stderr line. Neither reaches an error, the stderr tail, the
+// status or the log in any form.
+func TestScrubEnvEchoedByLocalServer(t *testing.T) {
+	const (
+		multi   = "multi-LINE-one-7f3a\nmulti-LINE-two-91bc"
+		special = `spec"ial <LEAK> & back\slash+0d5e/?`
+	)
+	leaky := exampleServer("leaky", "-leak-tool")
+	leaky.Env["MULTI"], leaky.Env["SPECIAL"] = multi, special
+	crasher := config.Server{Name: "crasher", Type: config.TypeLocal, Enabled: true,
+		Command: []string{"/bin/sh", "-c", `echo "$MULTI" >&2; printf %s "$MULTI" | base64 -w0 >&2; echo >&2; exit 1`},
+		Env:     map[string]string{"MULTI": multi}}
+	crasher.Env[testutil.MarkerEnv] = marker
+	rt := start(t, Options{}, leaky, crasher)
+	if st := rt.waitSettled(t, "leaky"); st.State != status.Ready {
+		t.Fatalf("leaky = %+v", st)
+	}
+	errText := leak(t, rt, "leaky", map[string]any{"env": []string{"MULTI", "SPECIAL"}})
+	// Two values, nine forms each, one "leak: " line per form.
+	rt.waitStatus(t, "leaky", "stderr lines of the leak", func(st status.Server) bool {
+		n := 0
+		for _, l := range st.StderrTail {
+			if strings.HasPrefix(l, "leak: ") {
+				n++
+			}
+		}
+		return n >= 18
+	})
+	st := rt.waitStatus(t, "crasher", "last_error", func(st status.Server) bool { return st.LastError != "" })
+	if !strings.Contains(st.LastError, "last stderr line: \"[redacted]\"") {
+		t.Errorf("crasher's last_error does not show its last stderr line scrubbed")
+	}
+	assertScrubbed(t, rt, []string{multi, special}, errText)
+}
+
+// A remote server whose URL has userinfo gets it as Basic authentication;
+// echoing that header must not reveal user:pass in base64 or the password.
+func TestScrubURLUserinfoEchoed(t *testing.T) {
+	const user, pass = "alice", "pw-USERINFO-4c1d"
+	getServer := func(*http.Request) *mcp.Server {
+		return exampleserver.NewServer(exampleserver.Options{LeakTool: true, Stderr: io.Discard})
+	}
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(getServer, nil))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	u.User = url.UserPassword(user, pass)
+	rt := start(t, Options{}, config.Server{Name: "web", Type: config.TypeHTTP, URL: u.String(), Enabled: true})
+	if st := rt.waitSettled(t, "web"); st.State != status.Ready {
+		t.Fatalf("web = %+v", st)
+	}
+	errText := leak(t, rt, "web", map[string]any{"headers": []string{"Authorization"}})
+	if !strings.Contains(errText, "Basic [redacted]") {
+		t.Errorf("the server did not get (or the error does not show) the Basic header, scrubbed")
+	}
+	assertScrubbed(t, rt, []string{pass, user + ":" + pass}, errText)
+}
+
+// An oauth server echoing the bearer token it got, and every token it
+// accepted before: the first token and the one refreshed in the background
+// are both scrubbed, as is the refresh token.
+func TestScrubOAuthTokensEchoedAfterRefresh(t *testing.T) {
+	as := newAuthServer(t)
+	as.with(func(a *authServer) { a.lifetime, a.leakTool = 2*time.Second, true })
+	dir := writeServers(t, t.TempDir(), as.server("web"))
+	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
+	rt.waitFor(t, "web", status.Ready)
+	args := map[string]any{"headers": []string{"Authorization", "X-Seen-Tokens"}}
+	errs := []string{leak(t, rt, "web", args)}
+	waitUntil(t, "a background refresh", func() bool { _, _, _, n := as.counts(); return n >= 1 })
+	errs = append(errs, leak(t, rt, "web", args))
+	var seen []string
+	as.with(func(a *authServer) { seen = append(seen, a.seenTokens...) })
+	if len(seen) < 2 {
+		t.Fatalf("the server saw %d tokens, want the first and a refreshed one", len(seen))
+	}
+	assertScrubbed(t, rt, seen, errs...)
+	noLeaks(t, rt, errs...)
+}
+
+// A client_credentials server echoing its tokens: the first one and the
+// one fetched when it expired are both scrubbed, and so is the secret.
+func TestScrubClientCredentialsTokensEchoed(t *testing.T) {
+	as := newAuthServer(t)
+	// x/oauth2 takes a token as expired 10 s before its expiry: this one
+	// is reused for a second, then replaced.
+	as.with(func(a *authServer) { a.lifetime, a.leakTool = 11*time.Second, true })
+	srv := as.server("svc")
+	srv.Auth = &config.Auth{Kind: config.AuthClientCredentials, ClientID: "client-1", ClientSecret: oauthSecretMarker,
+		TokenEndpointAuthMethod: "client_secret_post"}
+	rt := start(t, Options{}, srv)
+	if st := rt.waitSettled(t, "svc"); st.State != status.Ready {
+		t.Fatalf("svc = %+v", st)
+	}
+	args := map[string]any{"headers": []string{"Authorization", "X-Seen-Tokens"}}
+	var errs []string
+	var seen []string
+	waitUntil(t, "a second client credentials token", func() bool {
+		errs = append(errs, leak(t, rt, "svc", args))
+		as.with(func(a *authServer) { seen = append(seen[:0], a.seenTokens...) })
+		return len(seen) >= 2
+	})
+	assertScrubbed(t, rt, append(seen, oauthSecretMarker), errs...)
+	noLeaks(t, rt, errs...)
+}
+
+// A token restored from the store at dial is scrubbed like one obtained
+// by a login.
+func TestScrubStoredOAuthTokenEchoed(t *testing.T) {
+	as := newAuthServer(t)
+	dir := loggedIn(t, as)
+	stored := storedLogin(t, dir, "web").Token
+	as.with(func(a *authServer) { a.leakTool = true })
+	rt := startIn(t, dir, Options{OpenURL: (&browser{stay: true}).open})
+	rt.waitFor(t, "web", status.Ready)
+	errText := leak(t, rt, "web", map[string]any{"headers": []string{"Authorization"}})
+	assertScrubbed(t, rt, []string{stored.AccessToken, stored.RefreshToken}, errText)
+	noLeaks(t, rt, errText)
+}
