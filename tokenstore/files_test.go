@@ -83,3 +83,29 @@ func TestRecordThroughSymlink(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenModes: a record readable by others and a login dir writable by
+// the group are listed; a private record is not, nor a missing one.
+func TestOpenModes(t *testing.T) {
+	dir := t.TempDir()
+	st := dirStore(dir)
+	for _, name := range []string{"open", "private"} {
+		if err := st.Save(name, &Record{ServerURL: "https://mcp.example/mcp"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := st.OpenModes([]string{"open", "private", "missing"}); len(got) != 0 {
+		t.Fatalf("OpenModes on private files = %v", got)
+	}
+	if err := os.Chmod(filepath.Join(dir, "oauth", "open.json"), 0o604); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "oauth"), 0o770); err != nil {
+		t.Fatal(err)
+	}
+	got := st.OpenModes([]string{"open", "private", "missing"})
+	if len(got) != 2 || !strings.Contains(got[0], "login dir") || !strings.Contains(got[0], "writable by group (mode 0770)") ||
+		!strings.Contains(got[1], "open.json is readable by others (mode 0604)") {
+		t.Errorf("OpenModes = %q", got)
+	}
+}
