@@ -78,4 +78,15 @@
 // the same directory, syncs it and renames it over the target. It refuses to
 // overwrite a file that does not parse ([ErrUnparsable]), because that file
 // may hold credentials the user is in the middle of fixing by hand.
+//
+// # Limits and links
+//
+// The file is at most [MaxFileSize] (4 MiB): a larger one is not read past
+// the limit and counts as unparsable, and Save refuses to write one
+// ([ErrTooLarge]). A file that is a symbolic link is read through and
+// written through: Save replaces the link's target atomically (the
+// temporary file is made next to the target) and the link stays a link. A
+// link that points nowhere, into a loop or to a directory is an error for
+// Load and Save, and nothing is written. [Store.OpenModes] lists a state
+// dir or file that other users can write or read, for a warning.
 package config

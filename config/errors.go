@@ -62,20 +62,29 @@ func (e *FieldError) inServer(name string) *FieldError {
 // [Store.Load], and the refusal of [Store.Save] to overwrite such a file.
 var ErrUnparsable = errors.New("configuration file does not parse")
 
-// ParseError reports that the configuration file at Path does not parse.
+// ParseError reports that the configuration file at Path does not parse,
+// or is too large to be read (see [Store.Load]).
 // It matches [ErrUnparsable], and unwraps to the cause from [Parse].
 type ParseError struct {
 	Path string
 	Err  error
 
 	// refused marks the error of a Save that would have overwritten the
-	// file; it changes only the wording.
-	refused bool
+	// file; unusable one about the file's size rather than its JSON. They
+	// change only the wording.
+	refused, unusable bool
 }
 
 func (e *ParseError) Error() string {
+	problem := "it does not parse"
+	if e.unusable {
+		problem = "it cannot be used"
+	}
 	if e.refused {
-		return fmt.Sprintf("refusing to overwrite %s: it does not parse (fix or remove it first): %v", e.Path, e.Err)
+		return fmt.Sprintf("refusing to overwrite %s: %s (fix or remove it first): %v", e.Path, problem, e.Err)
+	}
+	if e.unusable {
+		return fmt.Sprintf("%s cannot be used: %v", e.Path, e.Err)
 	}
 	return fmt.Sprintf("%s does not parse: %v", e.Path, e.Err)
 }

@@ -89,11 +89,11 @@ func decodeEntry(fields []member, strict bool) (Server, *FieldError) {
 		case "command":
 			s.Command, err = decodeStrings(m.key, m.value)
 		case "env":
-			s.Env, err = decodeStringMap(m.key, m.value)
+			s.Env, err = decodeStringMap(m.key, m.value, exactKeys)
 		case "url":
 			s.URL, err = decodeString(m.key, m.value)
 		case "headers":
-			s.Headers, err = decodeStringMap(m.key, m.value)
+			s.Headers, err = decodeStringMap(m.key, m.value, headerKeys)
 		case "auth":
 			s.Auth, err = decodeAuth(m.value, strict)
 		case "enabled":
@@ -172,31 +172,6 @@ func decodeStrings(field string, raw json.RawMessage) ([]string, *FieldError) {
 			return nil, fieldErr(fmt.Sprintf("%s[%d]", field, i), "must be a string")
 		}
 		out[i] = *p
-	}
-	return out, nil
-}
-
-// decodeNullableMap decodes an object of strings where a null value is
-// reported as a nil pointer, for the caller to accept or reject.
-func decodeNullableMap(field string, raw json.RawMessage) (map[string]*string, *FieldError) {
-	var v map[string]*string
-	if json.Unmarshal(raw, &v) != nil || v == nil {
-		return nil, fieldErr(field, "must be an object whose values are strings")
-	}
-	return v, nil
-}
-
-func decodeStringMap(field string, raw json.RawMessage) (map[string]string, *FieldError) {
-	v, err := decodeNullableMap(field, raw)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(v))
-	for k, p := range v {
-		if p == nil {
-			return nil, fieldErr(keyPath(field, k), "must be a string")
-		}
-		out[k] = *p
 	}
 	return out, nil
 }

@@ -63,11 +63,11 @@ func applyPatch(base Server, patch []byte) (Server, *FieldError) {
 		case "command":
 			s.Command, err = decodeStrings(m.key, m.value)
 		case "env":
-			s.Env, err = mergeSecrets(m.key, s.Env, m.value)
+			s.Env, err = mergeSecrets(m.key, s.Env, m.value, exactKeys)
 		case "url":
 			s.URL, err = decodeString(m.key, m.value)
 		case "headers":
-			s.Headers, err = mergeSecrets(m.key, s.Headers, m.value)
+			s.Headers, err = mergeSecrets(m.key, s.Headers, m.value, headerKeys)
 		case "auth":
 			s.Auth, err = patchAuth(s.Auth, m.value)
 		case "enabled":
@@ -85,31 +85,6 @@ func applyPatch(base Server, patch []byte) (Server, *FieldError) {
 		}
 	}
 	return s, nil
-}
-
-// mergeSecrets applies the env/headers rule to cur, which it owns.
-func mergeSecrets(field string, cur map[string]string, raw json.RawMessage) (map[string]string, *FieldError) {
-	patch, err := decodeNullableMap(field, raw)
-	if err != nil {
-		return nil, err
-	}
-	if cur == nil {
-		cur = make(map[string]string, len(patch))
-	}
-	for k, v := range patch {
-		switch {
-		case v == nil:
-			return nil, nullErr(keyPath(field, k))
-		case *v == "":
-			delete(cur, k)
-		default:
-			cur[k] = *v
-		}
-	}
-	if len(cur) == 0 {
-		return nil, nil
-	}
-	return cur, nil
 }
 
 // patchAuth applies the auth rules to cur, which it owns.

@@ -97,7 +97,12 @@ func (s Server) validate() *FieldError {
 		// The URL is not quoted: its userinfo may hold a password.
 		return fieldErr("url", "must be an absolute http:// or https:// URL with a host")
 	}
+	spelled := make(map[string]string, len(s.Headers))
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		if prev, ok := spelled[headerKeys.same(k)]; ok {
+			return duplicateKey("headers", prev, k)
+		}
+		spelled[headerKeys.same(k)] = k
 		if !validHeaderName(k) {
 			return fieldErr(keyPath("headers", k), "not a valid HTTP header name")
 		}

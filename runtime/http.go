@@ -137,6 +137,8 @@ func toAPIError(err error) *apiError {
 	case errors.Is(err, config.ErrUnparsable):
 		status = http.StatusConflict
 		msg = unparsableMessage(msg)
+	case errors.Is(err, config.ErrTooLarge):
+		status = http.StatusRequestEntityTooLarge
 	case errors.As(err, &fe):
 		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: fe.Field}
 	case errors.As(err, &missing):

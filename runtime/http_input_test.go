@@ -54,6 +54,8 @@ func TestHTTPBadInput(t *testing.T) {
 		{"timeout out of range", "POST", "/api/mcp/servers", "application/json", local(`, "timeout_seconds": 99999`), 400, "timeout_seconds", ""},
 		{"unknown auth kind", "POST", "/api/mcp/servers", "application/json", `{"name": "new", "type": "http", "url": "https://x.example/mcp", "auth": {"kind": "magic"}}`, 400, "auth.kind", ""},
 		{"exists", "POST", "/api/mcp/servers", "application/json", exampleBody(t, "ex", nil), 409, "-", "exists"},
+		{"duplicate env key", "POST", "/api/mcp/servers", "application/json", local(`, "env": {"K": "a", "K": "b"}`), 400, "env", `duplicate key "K"`},
+		{"header case variants", "POST", "/api/mcp/servers", "application/json", `{"name": "new", "type": "http", "url": "https://x.example/mcp", "headers": {"Authorization": "a", "authorization": "b"}}`, 400, "headers", `duplicate key "authorization"`},
 
 		// PATCH.
 		{"patch unknown server", "PATCH", "/api/mcp/servers/nope", "application/json", `{"timeout_seconds": 5}`, 404, "-", "unknown server"},
@@ -68,6 +70,7 @@ func TestHTTPBadInput(t *testing.T) {
 		{"patch invalid JSON", "PATCH", "/api/mcp/servers/ex", "application/json", `{"enabled": fals`, 400, "-", ""},
 		{"patch empty body", "PATCH", "/api/mcp/servers/ex", "", ``, 400, "-", ""},
 		{"patch text/plain", "PATCH", "/api/mcp/servers/ex", "text/plain", `{"enabled": false}`, 415, "-", ""},
+		{"patch duplicate env key", "PATCH", "/api/mcp/servers/ex", "application/json", `{"env": {"K": "a", "K": ""}}`, 400, "env", `duplicate key "K"`},
 		{"patch over 1 MiB", "PATCH", "/api/mcp/servers/ex", "application/json", `{"env": {"A": "` + strings.Repeat("a", maxBodyBytes) + `"}}`, 413, "-", ""},
 
 		// Other routes on unknown names.

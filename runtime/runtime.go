@@ -105,6 +105,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("loading config: %w", err)
 	}
 	r.config.Store(&config.File{})
+	tokens := tokenstore.Store{Dir: r.opts.stateDir, Lock: &sync.Mutex{}}
+	r.warnOpenModes(file, tokens)
 
 	actorLogger := slog.New(levelFilter{opts.Logger.Handler(), slog.LevelWarn}).With("component", "actors")
 	r.system = actor.NewActorSystem(
@@ -127,7 +129,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Client:       &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
 		Transport:    opts.transport,
 		Elicit:       elicitor(opts.Elicit),
-		Tokens:       tokenstore.Store{Dir: r.opts.stateDir, Lock: &sync.Mutex{}},
+		Tokens:       tokens,
 		OpenURL:      opts.OpenURL,
 		LoginTimeout: opts.LoginTimeout,
 		RequestMark:  r.id,

@@ -6,7 +6,9 @@
 // stored token endpoint).
 //
 // One file per server, <state dir>/oauth/<name>.json, owner-only and
-// replaced atomically. Every field but the public metadata is a secret:
+// replaced atomically, at most [MaxRecordSize]. A record file that is a
+// symbolic link is read and written through (the link stays a link) and
+// deleted with its target. Every field but the public metadata is a secret:
 // a Record never formats itself with its tokens or client secret.
 package tokenstore
 
@@ -81,6 +83,12 @@ func (r Record) String() string {
 	return fmt.Sprintf("tokenstore.Record{server_url: %q, token: %t, client: %t}", r.ServerURL, r.Token != nil, r.Client != nil)
 }
 
+// MaxRecordSize bounds a record file, 2 MiB: a record is a few kilobytes
+// of tokens plus the authorization server's metadata document, which is
+// kept only up to 1 MiB. A larger file is not read past the limit: it is
+// reported, and the server needs a login again.
+const MaxRecordSize = 2 << 20
+
 // Store is the set of records under a state directory.
 type Store struct {
 	// Dir returns the state directory; called on every operation, never
@@ -134,14 +142,15 @@ func (s Store) path(name string) (string, error) {
 }
 
 // Load returns the record of server name, or nil if there is none. A
-// damaged file is reported, not treated as absent: the caller decides
-// whether to log in again.
+// damaged file, one over MaxRecordSize, a dangling symbolic link are
+// reported, not treated as absent: the caller decides whether to log in
+// again.
 func (s Store) Load(name string) (*Record, error) {
 	path, err := s.path(name)
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.Read(path, MaxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -171,6 +180,9 @@ func (s Store) save(name string, r *Record) error {
 	if err != nil {
 		return fmt.Errorf("saving login of %q: %w", name, err)
 	}
+	if len(data) >= MaxRecordSize { // the newline makes one more
+		return fmt.Errorf("saving login of %q: the record would be %d bytes, over the %s limit", name, len(data)+1, atomicfile.Size(MaxRecordSize))
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("saving login of %q: %w", name, err)
 	}
@@ -180,15 +192,40 @@ func (s Store) save(name string, r *Record) error {
 	return nil
 }
 
-// Delete removes the record of server name; a missing one is no error.
+// Delete removes the record of server name; a missing one is no error. A
+// record file that is a symbolic link is removed with its target, which
+// holds the secrets.
 func (s Store) Delete(name string) error {
 	defer s.lock()()
 	path, err := s.path(name)
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := atomicfile.Remove(path); err != nil {
 		return fmt.Errorf("deleting login of %q: %w", name, err)
 	}
 	return nil
+}
+
+// OpenModes lists how the oauth directory and the records of the servers
+// in names are open to other users, as [config.Store.OpenModes] does for
+// the config file: the directory writable, a record readable by group or
+// others. Save writes records 0600 whatever their mode was.
+func (s Store) OpenModes(names []string) []string {
+	var out []string
+	for i, name := range names {
+		path, err := s.path(name)
+		if err != nil {
+			continue
+		}
+		if i == 0 {
+			if p := config.ModeProblem(filepath.Dir(path), "login dir", 0o022, "writable"); p != "" {
+				out = append(out, p)
+			}
+		}
+		if p := config.ModeProblem(path, "stored login", 0o044, "readable"); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

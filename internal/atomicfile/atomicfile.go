@@ -1,6 +1,14 @@
-// Package atomicfile writes files that hold secrets: owner-only from the
-// first byte, and replaced atomically so that a crash leaves either the old
-// or the new content, never a mix.
+// Package atomicfile reads and writes files that hold secrets: written
+// owner-only from the first byte and replaced atomically, so that a crash
+// leaves either the old or the new content, never a mix; read with a bound,
+// so that a huge file cannot take the memory of the process.
+//
+// A symbolic link is written through, never replaced: the new content goes
+// to the file the link points to (the temporary file is made next to that
+// target, so the rename stays within one file system), and the link stays a
+// link, as dotfile managers expect. A link that points nowhere, into a loop
+// or to something other than a regular file is an error, and nothing is
+// written.
 package atomicfile
 
 import (
@@ -10,9 +18,14 @@ import (
 	"runtime"
 )
 
-// Write replaces path with data through a temporary file in the same
-// directory (a rename is atomic only within one file system).
+// Write replaces path (or the target of the symbolic link path) with data
+// through a temporary file in the same directory (a rename is atomic only
+// within one file system).
 func Write(path string, data []byte) (err error) {
+	path, err = resolve(path)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	// CreateTemp opens with O_CREATE|O_EXCL and mode 0600 in one call, so
 	// the content is never readable by others, not even briefly; the rename
