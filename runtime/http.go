@@ -145,8 +145,10 @@ func toAPIError(err error) *apiError {
 		status = http.StatusNotFound
 	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled):
 		status = http.StatusConflict
-	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed), errors.As(err, &serverErr):
-		// (A JSON-RPC error is the server's answer: the gateway's fault.)
+	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed), errors.Is(err, tools.ErrResponseTooLarge),
+		errors.As(err, &serverErr):
+		// (A JSON-RPC error or an oversized answer is the server's doing:
+		// the gateway's fault.)
 		status = http.StatusBadGateway
 	case errors.Is(err, tools.ErrNotReady), errors.Is(err, ErrServerDied):
 		status = http.StatusServiceUnavailable

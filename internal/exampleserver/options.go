@@ -35,6 +35,11 @@ type Options struct {
 	// so that the tool list that other tests and the demo tour count stays
 	// the same.
 	ChangeTool bool
+	// FaultTools registers the fault tools: huge answers with one text
+	// block of any size (a frame over a transport's limit), and ask sends
+	// a flood of sampling or elicitation requests to the client. Off by
+	// default, like ChangeTool.
+	FaultTools bool
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]

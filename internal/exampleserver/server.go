@@ -19,8 +19,9 @@ const instructions = "Example server for mcpvisor demos and tests. " +
 // resources registered, for use with any transport (in-memory ones in tests
 // and benchmarks).
 //
-// Of the options only Name, ChangeTool, PanicOnTool and Stderr apply here;
-// the others concern the process or the stream and are handled by [Run].
+// Of the options only Name, ChangeTool, FaultTools, PanicOnTool and Stderr
+// apply here; the others concern the process or the stream and are handled
+// by [Run].
 func NewServer(opts Options) *mcp.Server {
 	opts = opts.withDefaults()
 	return newServer(opts, &lockedWriter{w: opts.Stderr})
@@ -40,6 +41,9 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	addTools(srv, t)
 	if opts.ChangeTool {
 		addChangeTool(srv, t)
+	}
+	if opts.FaultTools {
+		addFaultTools(srv)
 	}
 	addPrompts(srv)
 	addResources(srv)

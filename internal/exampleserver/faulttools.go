@@ -1,0 +1,103 @@
+package exampleserver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The fault tools (Options.FaultTools) misbehave towards the client on
+// request: one answers with a frame of any size, one floods the client with
+// sampling or elicitation requests.
+
+// maxHugeBytes bounds the huge tool, so a typo cannot exhaust the machine.
+const maxHugeBytes = 64 << 20
+
+// hugeArgs are the arguments of the huge tool.
+type hugeArgs struct {
+	Bytes int `json:"bytes" jsonschema:"how many bytes of text to answer with (at most 64 MiB)"`
+}
+
+// askArgs are the arguments of the ask tool.
+type askArgs struct {
+	Kind  string `json:"kind" jsonschema:"sampling or elicitation"`
+	Count int    `json:"count" jsonschema:"how many requests to send at once (1 to 1000)"`
+	Bytes int    `json:"bytes,omitempty" jsonschema:"bytes of text in each request (default 5)"`
+}
+
+// addFaultTools registers the huge and ask tools.
+func addFaultTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "huge", Description: "Answers with one text block of the given number of bytes."}, huge)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Sends count sampling/createMessage or elicitation/create requests to the client at once and reports how each ended."}, ask)
+}
+
+func huge(_ context.Context, _ *mcp.CallToolRequest, in hugeArgs) (*mcp.CallToolResult, any, error) {
+	if in.Bytes < 0 || in.Bytes > maxHugeBytes {
+		return nil, nil, fmt.Errorf("bytes must be between 0 and %d, got %d", maxHugeBytes, in.Bytes)
+	}
+	return textResult(strings.Repeat("x", in.Bytes)), nil, nil
+}
+
+// ask sends the requests concurrently and answers one line per outcome,
+// sorted: "ok: N" for answered ones and "error: <message>: N" for each
+// distinct error, so a test can count what the client refused and why.
+func ask(ctx context.Context, req *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, any, error) {
+	if in.Count < 1 || in.Count > 1000 {
+		return nil, nil, fmt.Errorf("count must be between 1 and 1000, got %d", in.Count)
+	}
+	if in.Bytes <= 0 {
+		in.Bytes = 5
+	}
+	if in.Bytes > maxHugeBytes {
+		return nil, nil, fmt.Errorf("bytes must be at most %d, got %d", maxHugeBytes, in.Bytes)
+	}
+	text := strings.Repeat("q", in.Bytes)
+	var send func() error
+	switch in.Kind {
+	case "sampling":
+		send = func() error {
+			_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}})
+			return err
+		}
+	case "elicitation":
+		send = func() error {
+			_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: text,
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}})
+			return err
+		}
+	default:
+		return nil, nil, fmt.Errorf("kind must be sampling or elicitation, got %q", in.Kind)
+	}
+	var (
+		mu       sync.Mutex
+		outcomes = map[string]int{}
+		wg       sync.WaitGroup
+	)
+	for range in.Count {
+		wg.Go(func() {
+			key := "ok"
+			if err := send(); err != nil {
+				key = "error: " + err.Error()
+			}
+			mu.Lock()
+			outcomes[key]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return textResult(formatOutcomes(outcomes)), nil, nil
+}
+
+func formatOutcomes(outcomes map[string]int) string {
+	lines := make([]string, 0, len(outcomes))
+	for k, n := range outcomes {
+		lines = append(lines, fmt.Sprintf("%s: %d", k, n))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
