@@ -42,9 +42,17 @@ func huge(_ context.Context, _ *mcp.CallToolRequest, in hugeArgs) (*mcp.CallTool
 	return textResult(strings.Repeat("x", in.Bytes)), nil, nil
 }
 
-// ask sends the requests concurrently and answers one line per outcome,
-// sorted: "ok: N" for answered ones and "error: <message>: N" for each
-// distinct error, so a test can count what the client refused and why.
+// mrtrVersion is the first protocol version on which a server asks the
+// client through a tool result's InputRequests (multi round-trip requests)
+// rather than with requests of its own.
+const mrtrVersion = "2026-07-28"
+
+// ask sends the requests and answers one line per outcome, sorted: "ok: N"
+// for answered ones and "error: <message>: N" for each distinct error, so a
+// test can count what the client refused and why. Before protocol
+// 2026-07-28 it sends them as concurrent requests of its own; from then on
+// it returns them as InputRequests, which the client fulfils all at once
+// (and, if one fails, fails the call instead of retrying it).
 func ask(ctx context.Context, req *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, any, error) {
 	if in.Count < 1 || in.Count > 1000 {
 		return nil, nil, fmt.Errorf("count must be between 1 and 1000, got %d", in.Count)
@@ -56,22 +64,33 @@ func ask(ctx context.Context, req *mcp.CallToolRequest, in askArgs) (*mcp.CallTo
 		return nil, nil, fmt.Errorf("bytes must be at most %d, got %d", maxHugeBytes, in.Bytes)
 	}
 	text := strings.Repeat("q", in.Bytes)
-	var send func() error
+	sampling := &mcp.CreateMessageParams{MaxTokens: 10,
+		Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}
+	elicit := &mcp.ElicitParams{Message: text,
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}}
+	var (
+		send  func() error
+		input mcp.InputRequest
+	)
 	switch in.Kind {
 	case "sampling":
-		send = func() error {
-			_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}})
-			return err
-		}
+		input = sampling
+		send = func() error { _, err := req.Session.CreateMessage(ctx, sampling); return err }
 	case "elicitation":
-		send = func() error {
-			_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: text,
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}})
-			return err
-		}
+		input = elicit
+		send = func() error { _, err := req.Session.Elicit(ctx, elicit); return err }
 	default:
 		return nil, nil, fmt.Errorf("kind must be sampling or elicitation, got %q", in.Kind)
+	}
+	if p := req.Session.InitializeParams(); p != nil && p.ProtocolVersion >= mrtrVersion {
+		if n := len(req.Params.InputResponses); n > 0 { // the client's retry
+			return textResult(fmt.Sprintf("ok: %d", n)), nil, nil
+		}
+		requests := mcp.InputRequestMap{}
+		for i := range in.Count {
+			requests[fmt.Sprintf("ask-%d", i)] = input
+		}
+		return &mcp.CallToolResult{InputRequests: requests}, nil, nil
 	}
 	var (
 		mu       sync.Mutex

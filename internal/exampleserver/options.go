@@ -40,6 +40,10 @@ type Options struct {
 	// a flood of sampling or elicitation requests to the client. Off by
 	// default, like ChangeTool.
 	FaultTools bool
+	// Protocol, if set, is the only protocol version the server speaks
+	// (an older one than the client's first choice makes it talk like an
+	// older server: sampling and elicitation as requests of its own).
+	Protocol string
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]
