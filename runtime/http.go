@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/openprogram/mcpvisor/config"
@@ -44,27 +45,34 @@ const maxBodyBytes = 1 << 20
 // at most 1 MiB declared as application/json, {} where it needs nothing:
 // 415 without that Content-Type, 400 without the object.
 //
+// Every answer has a write deadline sized to its route (30 s; a tool call
+// or prompt get its server's timeout_seconds plus 30 s), set through
+// http.ResponseController; a host mounting Handler on its own server sets
+// the connection timeouts (ReadHeaderTimeout, ReadTimeout, IdleTimeout).
+//
 // The API has no authentication: it is meant for a loopback listener. It
 // answers only requests whose Host is a loopback name or address (or
 // absent), so a web page cannot reach it through DNS rebinding, and it
 // refuses cross-origin writes from browsers (http.CrossOriginProtection).
 func (r *Runtime) Handler() http.Handler {
 	mux := http.NewServeMux()
-	handle := func(pattern string, h handlerFunc) {
-		mux.Handle(pattern, apiHandler{h: h, log: r.logAPIError})
+	// Each route answers within its deadline (see http_deadline.go).
+	handleFor := func(pattern string, budget func(*http.Request) time.Duration, h handlerFunc) {
+		mux.Handle(pattern, apiHandler{h: withDeadline(budget, h), log: r.logAPIError})
 	}
+	handle := func(pattern string, h handlerFunc) { handleFor(pattern, ordinary, h) }
 	handle("GET /healthz", r.handleHealthz)
 	handle("GET /api/mcp/servers", r.handleListServers)
 	handle("POST /api/mcp/servers", r.handleAddServer)
 	handle("GET /api/mcp/servers/{name}", r.handleGetServer)
-	handle("PATCH /api/mcp/servers/{name}", r.handlePatchServer)
-	handle("DELETE /api/mcp/servers/{name}", r.handleRemoveServer)
-	handle("POST /api/mcp/servers/{name}/restart", r.handleRestartServer)
-	handle("POST /api/mcp/reload", r.handleReload)
+	handleFor("PATCH /api/mcp/servers/{name}", restarting, r.handlePatchServer)
+	handleFor("DELETE /api/mcp/servers/{name}", restarting, r.handleRemoveServer)
+	handleFor("POST /api/mcp/servers/{name}/restart", restarting, r.handleRestartServer)
+	handleFor("POST /api/mcp/reload", restarting, r.handleReload)
 	handle("GET /api/mcp/tools", r.handleListTools)
-	handle("POST /api/mcp/tools/{name}/call", r.handleCallTool)
+	handleFor("POST /api/mcp/tools/{name}/call", r.toolBudget, r.handleCallTool)
 	handle("GET /api/mcp/prompts", r.handleListPrompts)
-	handle("POST /api/mcp/prompts/{name}/get", r.handleGetPrompt)
+	handleFor("POST /api/mcp/prompts/{name}/get", r.promptBudget, r.handleGetPrompt)
 	handle("GET /debug/actors", r.handleActors)
 	if r.opts.Debug {
 		handle("POST /debug/actors/kill", r.handleKill)
