@@ -235,7 +235,8 @@ func readEmptyObject(w http.ResponseWriter, req *http.Request) error {
 
 func checkJSONType(ct string) error {
 	if ct == "" {
-		return errUnsupportedType("none")
+		return &apiError{Status: http.StatusUnsupportedMediaType,
+			Message: "request has no Content-Type: every state-changing route takes a JSON object as application/json"}
 	}
 	media, params, err := mime.ParseMediaType(ct)
 	if err != nil || media != "application/json" {
