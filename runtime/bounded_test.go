@@ -18,6 +18,7 @@ import (
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
 )
 
 // floodLimit is how much a flooding server would write if nobody stopped
@@ -99,11 +100,11 @@ func TestRemoteAnswerOverItsBound(t *testing.T) {
 			if w := f.written.Load(); w >= tc.bound+16<<20 || w >= floodLimit {
 				t.Errorf("the server wrote %d bytes before the client hung up (bound %d)", w, tc.bound)
 			}
-			if !errors.Is(err, mcpconn.ErrResponseTooLarge) {
+			if !errors.Is(err, tools.ErrResponseTooLarge) {
 				t.Errorf("call error %v, want ErrResponseTooLarge", err)
 			}
 			back := rt.waitBack(t, "big")
-			if !strings.Contains(back.LastError, mcpconn.ErrResponseTooLarge.Error()) {
+			if !strings.Contains(back.LastError, tools.ErrResponseTooLarge.Error()) {
 				t.Errorf("last_error %q, want it to say the answer was too large", back.LastError)
 			}
 			res := mustCall(t, rt, "big__echo", map[string]any{"text": "back"})

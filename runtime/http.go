@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/openprogram/mcpvisor/config"
@@ -27,9 +29,9 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/servers                  {"name": ..., <config>} → 201 + the entry
 //	GET    /api/mcp/servers/{name}           the entry with tools and stderr_tail
 //	PATCH  /api/mcp/servers/{name}           a PATCH body (C4) → the entry
-//	DELETE /api/mcp/servers/{name}           204
-//	POST   /api/mcp/servers/{name}/restart   the entry
-//	POST   /api/mcp/reload                   {"added", "removed", "restarted"}
+//	DELETE /api/mcp/servers/{name}           {} → 204
+//	POST   /api/mcp/servers/{name}/restart   {} → the entry
+//	POST   /api/mcp/reload                   {} → {"added", "removed", "restarted"}
 //	GET    /api/mcp/tools                    {"tools": [...]}
 //	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
 //	GET    /api/mcp/prompts                  {"prompts": [...]}
@@ -39,7 +41,14 @@ const maxBodyBytes = 1 << 20
 // Every answer is JSON with X-Content-Type-Options: nosniff, and every
 // secret in it is masked. An error answer is {"error": "...", "field":
 // "..."} ("field" only when one field is to blame) with a 4xx or 5xx code.
-// A request body must be application/json and at most 1 MiB.
+// Every state-changing route (POST, PATCH, DELETE) takes a JSON object of
+// at most 1 MiB declared as application/json, {} where it needs nothing:
+// 415 without that Content-Type, 400 without the object.
+//
+// Every answer has a write deadline sized to its route (30 s; a tool call
+// or prompt get its server's timeout_seconds plus 30 s), set through
+// http.ResponseController; a host mounting Handler on its own server sets
+// the connection timeouts (ReadHeaderTimeout, ReadTimeout, IdleTimeout).
 //
 // The API has no authentication: it is meant for a loopback listener. It
 // answers only requests whose Host is a loopback name or address (or
@@ -50,21 +59,23 @@ const maxBodyBytes = 1 << 20
 // make any mcpvisor runtime call it.
 func (r *Runtime) Handler() http.Handler {
 	mux := http.NewServeMux()
-	handle := func(pattern string, h handlerFunc) {
-		mux.Handle(pattern, apiHandler{h: h, log: r.logAPIError})
+	// Each route answers within its deadline (see http_deadline.go).
+	handleFor := func(pattern string, budget func(*http.Request) time.Duration, h handlerFunc) {
+		mux.Handle(pattern, apiHandler{h: withDeadline(budget, h), log: r.logAPIError})
 	}
+	handle := func(pattern string, h handlerFunc) { handleFor(pattern, ordinary, h) }
 	handle("GET /healthz", r.handleHealthz)
 	handle("GET /api/mcp/servers", r.handleListServers)
 	handle("POST /api/mcp/servers", r.handleAddServer)
 	handle("GET /api/mcp/servers/{name}", r.handleGetServer)
-	handle("PATCH /api/mcp/servers/{name}", r.handlePatchServer)
-	handle("DELETE /api/mcp/servers/{name}", r.handleRemoveServer)
-	handle("POST /api/mcp/servers/{name}/restart", r.handleRestartServer)
-	handle("POST /api/mcp/reload", r.handleReload)
+	handleFor("PATCH /api/mcp/servers/{name}", restarting, r.handlePatchServer)
+	handleFor("DELETE /api/mcp/servers/{name}", restarting, r.handleRemoveServer)
+	handleFor("POST /api/mcp/servers/{name}/restart", restarting, r.handleRestartServer)
+	handleFor("POST /api/mcp/reload", restarting, r.handleReload)
 	handle("GET /api/mcp/tools", r.handleListTools)
-	handle("POST /api/mcp/tools/{name}/call", r.handleCallTool)
+	handleFor("POST /api/mcp/tools/{name}/call", r.toolBudget, r.handleCallTool)
 	handle("GET /api/mcp/prompts", r.handleListPrompts)
-	handle("POST /api/mcp/prompts/{name}/get", r.handleGetPrompt)
+	handleFor("POST /api/mcp/prompts/{name}/get", r.promptBudget, r.handleGetPrompt)
 	handle("GET /debug/actors", r.handleActors)
 	if r.opts.Debug {
 		handle("POST /debug/actors/kill", r.handleKill)
@@ -147,8 +158,10 @@ func toAPIError(err error) *apiError {
 		status = http.StatusNotFound
 	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled):
 		status = http.StatusConflict
-	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed), errors.As(err, &serverErr):
-		// (A JSON-RPC error is the server's answer: the gateway's fault.)
+	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed), errors.Is(err, tools.ErrResponseTooLarge),
+		errors.As(err, &serverErr):
+		// (A JSON-RPC error or an oversized answer is the server's doing:
+		// the gateway's fault.)
 		status = http.StatusBadGateway
 	case errors.Is(err, tools.ErrNotReady), errors.Is(err, ErrServerDied):
 		status = http.StatusServiceUnavailable
@@ -177,16 +190,16 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// readBody reads a JSON request body of at most maxBodyBytes. A body must
-// be declared application/json (a charset other than UTF-8 is refused);
-// an empty body may come without a Content-Type, and the route decides
-// whether it is acceptable.
+// readBody reads the JSON request body of a state-changing route: at most
+// maxBodyBytes, declared application/json (a charset other than UTF-8 is
+// refused), and a JSON object ({} where the route needs nothing). A request
+// without either cannot change anything, so that a bodiless POST (a
+// redirected OAuth token request, a server-chosen URL) or an HTML form,
+// which cannot send application/json without a preflight, is refused: 415
+// without the type, 400 without an object.
 func readBody(w http.ResponseWriter, req *http.Request) ([]byte, error) {
-	ct := req.Header.Get("Content-Type")
-	if ct != "" {
-		if err := checkJSONType(ct); err != nil {
-			return nil, err
-		}
+	if err := checkJSONType(req.Header.Get("Content-Type")); err != nil {
+		return nil, err
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBodyBytes))
 	if err != nil {
@@ -196,13 +209,40 @@ func readBody(w http.ResponseWriter, req *http.Request) ([]byte, error) {
 		}
 		return nil, &apiError{Status: http.StatusBadRequest, Message: "reading the request body: " + err.Error()}
 	}
-	if ct == "" && len(body) > 0 {
-		return nil, errUnsupportedType("none")
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return nil, &apiError{Status: http.StatusBadRequest,
+			Message: "request body is empty: every state-changing route takes a JSON object (send {} when there is nothing to say)"}
+	case trimmed[0] != '{':
+		return nil, &apiError{Status: http.StatusBadRequest, Message: "request body must be a JSON object"}
 	}
 	return body, nil
 }
 
+// readEmptyObject reads the body of a route that takes no parameters
+// (DELETE, restart, reload): readBody's rules, and the object must be {}.
+func readEmptyObject(w http.ResponseWriter, req *http.Request) error {
+	body, err := readBody(w, req)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return &apiError{Status: http.StatusBadRequest, Message: "request body must be a JSON object: " + jsonProblem(err)}
+	}
+	for k := range fields {
+		return &apiError{Status: http.StatusBadRequest, Field: k,
+			Message: fmt.Sprintf("unknown field %s: %s %s takes the empty object {}", quoteShort(k), req.Method, quoteShort(req.URL.Path))}
+	}
+	return nil
+}
+
 func checkJSONType(ct string) error {
+	if ct == "" {
+		return &apiError{Status: http.StatusUnsupportedMediaType,
+			Message: "request has no Content-Type: every state-changing route takes a JSON object as application/json"}
+	}
 	media, params, err := mime.ParseMediaType(ct)
 	if err != nil || media != "application/json" {
 		return errUnsupportedType(ct)

@@ -60,11 +60,7 @@ func TestHTTPConcurrentWrites(t *testing.T) {
 		name := fmt.Sprintf("s%02d", i)
 		wg.Go(func() {
 			check := func(method, path, body string, code int) {
-				r := apiRequest{method: method, path: path, body: body}
-				if body != "" {
-					r.ctype = "application/json"
-				}
-				if a := serve(t, api.h, r); a.code != code {
+				if a := serve(t, api.h, jsonRequest(method, path, body)); a.code != code {
 					results[i] += fmt.Sprintf("%s %s: %d %s; ", method, path, a.code, a.body)
 				}
 			}

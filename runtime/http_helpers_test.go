@@ -131,13 +131,24 @@ func newAPI(t *testing.T, rt *testRuntime) *apiClient {
 	return &apiClient{t: t, h: rt.Handler(), rt: rt}
 }
 
+// do sends body as application/json; a write (POST, PATCH, DELETE) with
+// no body sends {}, as every state-changing route requires.
 func (c *apiClient) do(method, path, body string) apiAnswer {
 	c.t.Helper()
+	return serve(c.t, c.h, jsonRequest(method, path, body))
+}
+
+// jsonRequest is a request with body as application/json; a write with no
+// body carries {}.
+func jsonRequest(method, path, body string) apiRequest {
 	r := apiRequest{method: method, path: path, body: body}
-	if body != "" {
+	if body == "" && method != http.MethodGet {
+		r.body = "{}"
+	}
+	if r.body != "" {
 		r.ctype = "application/json"
 	}
-	return serve(c.t, c.h, r)
+	return r
 }
 
 // entry GETs one server.

@@ -31,7 +31,8 @@ func TestHTTPBadInput(t *testing.T) {
 		{"invalid JSON", "POST", "/api/mcp/servers", "application/json", `{"name": "new", "type": `, 400, "-", ""},
 		{"trailing garbage", "POST", "/api/mcp/servers", "application/json", local("") + ` x`, 400, "-", ""},
 		{"array body", "POST", "/api/mcp/servers", "application/json", `[]`, 400, "-", ""},
-		{"empty body", "POST", "/api/mcp/servers", "", ``, 400, "-", ""},
+		{"empty body", "POST", "/api/mcp/servers", "application/json", ``, 400, "-", "empty"},
+		{"no body, no type", "POST", "/api/mcp/servers", "", ``, 415, "-", "application/json"},
 		{"text/plain", "POST", "/api/mcp/servers", "text/plain", local(""), 415, "-", "application/json"},
 		{"form", "POST", "/api/mcp/servers", "application/x-www-form-urlencoded", `name=new`, 415, "-", "application/json"},
 		{"no content type", "POST", "/api/mcp/servers", "", local(""), 415, "-", "application/json"},
@@ -68,15 +69,16 @@ func TestHTTPBadInput(t *testing.T) {
 		{"patch empty command", "PATCH", "/api/mcp/servers/ex", "application/json", `{"command": []}`, 400, "command", ""},
 		{"patch timeout 0", "PATCH", "/api/mcp/servers/ex", "application/json", `{"timeout_seconds": 0}`, 400, "timeout_seconds", ""},
 		{"patch invalid JSON", "PATCH", "/api/mcp/servers/ex", "application/json", `{"enabled": fals`, 400, "-", ""},
-		{"patch empty body", "PATCH", "/api/mcp/servers/ex", "", ``, 400, "-", ""},
+		{"patch empty body", "PATCH", "/api/mcp/servers/ex", "application/json", ``, 400, "-", "empty"},
+		{"patch without content type", "PATCH", "/api/mcp/servers/ex", "", `{"enabled": false}`, 415, "-", "application/json"},
 		{"patch text/plain", "PATCH", "/api/mcp/servers/ex", "text/plain", `{"enabled": false}`, 415, "-", ""},
 		{"patch duplicate env key", "PATCH", "/api/mcp/servers/ex", "application/json", `{"env": {"K": "a", "K": ""}}`, 400, "env", `duplicate key "K"`},
 		{"patch over 1 MiB", "PATCH", "/api/mcp/servers/ex", "application/json", `{"env": {"A": "` + strings.Repeat("a", maxBodyBytes) + `"}}`, 413, "-", ""},
 
 		// Other routes on unknown names.
 		{"get unknown", "GET", "/api/mcp/servers/nope", "", ``, 404, "-", "nope"},
-		{"delete unknown", "DELETE", "/api/mcp/servers/nope", "", ``, 404, "-", "nope"},
-		{"restart unknown", "POST", "/api/mcp/servers/nope/restart", "", ``, 404, "-", "nope"},
+		{"delete unknown", "DELETE", "/api/mcp/servers/nope", "application/json", `{}`, 404, "-", "nope"},
+		{"restart unknown", "POST", "/api/mcp/servers/nope/restart", "application/json", `{}`, 404, "-", "nope"},
 		{"call unknown", "POST", "/api/mcp/tools/nope__x/call", "application/json", `{}`, 404, "-", "nope__x"},
 	}
 	before := readConfig(t, rt)

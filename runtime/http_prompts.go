@@ -19,7 +19,7 @@ func (r *Runtime) handleListPrompts(w http.ResponseWriter, _ *http.Request) erro
 
 // handleGetPrompt answers POST /api/mcp/prompts/{name}/get: the body is
 // {"arguments": {"name": "value", ...}} (values are strings, as MCP
-// prompt arguments are), and may be left out for a prompt without any.
+// prompt arguments are); a prompt without any is got with {}.
 func (r *Runtime) handleGetPrompt(w http.ResponseWriter, req *http.Request) error {
 	body, err := readBody(w, req)
 	if err != nil {

@@ -74,6 +74,9 @@ func (r *Runtime) handlePatchServer(w http.ResponseWriter, req *http.Request) er
 }
 
 func (r *Runtime) handleRemoveServer(w http.ResponseWriter, req *http.Request) error {
+	if err := readEmptyObject(w, req); err != nil {
+		return err
+	}
 	if err := r.RemoveServer(req.Context(), req.PathValue("name")); err != nil {
 		return r.unknownWhileBroken(err)
 	}
@@ -82,6 +85,9 @@ func (r *Runtime) handleRemoveServer(w http.ResponseWriter, req *http.Request) e
 }
 
 func (r *Runtime) handleRestartServer(w http.ResponseWriter, req *http.Request) error {
+	if err := readEmptyObject(w, req); err != nil {
+		return err
+	}
 	entry, err := r.RestartServer(req.Context(), req.PathValue("name"))
 	if err != nil {
 		return r.unknownWhileBroken(err)
@@ -90,6 +96,9 @@ func (r *Runtime) handleRestartServer(w http.ResponseWriter, req *http.Request) 
 }
 
 func (r *Runtime) handleReload(w http.ResponseWriter, req *http.Request) error {
+	if err := readEmptyObject(w, req); err != nil {
+		return err
+	}
 	res, err := r.Reload(req.Context())
 	if err != nil {
 		return err

@@ -67,7 +67,7 @@ func TestHTTPHostCheck(t *testing.T) {
 }
 
 // TestHTTPCrossOriginWrites: a browser page on another origin cannot make
-// a write, even one that needs no JSON body (restart, reload, a call).
+// a write, even one that needs nothing but {} (restart, reload, a call).
 func TestHTTPCrossOriginWrites(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex"))
 	rt.waitSettled(t, "ex")
@@ -79,7 +79,7 @@ func TestHTTPCrossOriginWrites(t *testing.T) {
 			"origin only":    {"Origin": "https://attacker.example"},
 			"other port":     {"Sec-Fetch-Site": "same-site", "Origin": "http://127.0.0.1:3000"},
 		} {
-			a := serve(t, h, apiRequest{method: "POST", path: path, header: hdr})
+			a := serve(t, h, apiRequest{method: "POST", path: path, header: hdr, ctype: "application/json", body: "{}"})
 			if a.code != http.StatusForbidden {
 				t.Errorf("%s from %s: %d %s, want 403", path, name, a.code, a.body)
 			}
@@ -90,8 +90,8 @@ func TestHTTPCrossOriginWrites(t *testing.T) {
 	}
 	// The same requests without browser headers (curl) and from the API's
 	// own origin go through.
-	serve(t, h, apiRequest{method: "POST", path: "/api/mcp/tools/ex__image/call"}).want(t, http.StatusOK)
-	serve(t, h, apiRequest{method: "POST", path: "/api/mcp/tools/ex__image/call",
+	serve(t, h, jsonRequest("POST", "/api/mcp/tools/ex__image/call", "")).want(t, http.StatusOK)
+	serve(t, h, apiRequest{method: "POST", path: "/api/mcp/tools/ex__image/call", ctype: "application/json", body: "{}",
 		header: map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "http://127.0.0.1:7077"}}).want(t, http.StatusOK)
 	// Reads are not writes: a cross-origin GET is answered (a browser
 	// still keeps the answer from the page, as no CORS header allows it).

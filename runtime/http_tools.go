@@ -51,8 +51,8 @@ func resultOf(res tools.Result) callResult {
 	return out
 }
 
-// handleCallTool calls a tool with {"arguments": {...}}; the body, or its
-// "arguments", may be left out for a tool that takes none. The arguments
+// handleCallTool calls a tool with {"arguments": {...}}; a tool that takes
+// none is called with {} (the body itself is required, see readBody). The arguments
 // reach the server as sent (numbers are not rounded through float64). A
 // client that goes away cancels the call.
 func (r *Runtime) handleCallTool(w http.ResponseWriter, req *http.Request) error {
@@ -76,11 +76,8 @@ func (r *Runtime) handleCallTool(w http.ResponseWriter, req *http.Request) error
 }
 
 // decodeCallBody returns the "arguments" object of a call body, or nil when
-// the body or the member is absent (or null).
+// the member is absent (or null).
 func decodeCallBody(body []byte) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil
-	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return nil, &apiError{Status: http.StatusBadRequest, Message: "request body must be a JSON object: " + jsonProblem(err)}

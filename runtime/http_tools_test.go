@@ -107,7 +107,7 @@ func TestHTTPCallTool(t *testing.T) {
 					t.Errorf("image block keys: %s", a.body)
 				}
 			}},
-		{name: "no body", tool: "ex__image", body: "", code: 200},
+		{name: "empty object", tool: "ex__image", body: "{}", code: 200},
 		{name: "null arguments", tool: "ex__image", body: `{"arguments": null}`, code: 200},
 		{name: "charset", tool: "ex__image", ctype: "application/json; charset=UTF-8", body: `{"arguments": {}}`, code: 200},
 		{name: "tool error is a result", tool: "ex__fail", body: `{"arguments": {}}`, code: 200,

@@ -52,6 +52,7 @@ type ServerEntry struct {
 	ToolCount          int                          `json:"tool_count"`
 	PromptCount        int                          `json:"prompt_count"`
 	Restarts           int                          `json:"restarts"`
+	RequestsRefused    int                          `json:"requests_refused"`
 	Since              time.Time                    `json:"since"`
 	LastError          string                       `json:"last_error,omitempty"`
 	NextRetryAt        *time.Time                   `json:"next_retry_at,omitempty"`
@@ -92,7 +93,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 	return ServerEntry{
 		Name: view.Name, Type: view.Type, Enabled: view.Enabled,
 		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
-		ToolCount: st.ToolCount, PromptCount: st.PromptCount, Restarts: st.Restarts, Since: st.Since, PID: st.PID,
+		ToolCount: st.ToolCount, PromptCount: st.PromptCount, Restarts: st.Restarts, RequestsRefused: st.RequestsRefused, Since: st.Since, PID: st.PID,
 		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,

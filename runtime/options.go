@@ -51,6 +51,11 @@ type Options struct {
 	// model; server is its configured name. Default: the server gets a
 	// JSON-RPC error saying sampling is not configured, at once.
 	Sample func(ctx context.Context, req SamplingRequest) (SamplingResult, error)
+	// ServerRequests limit the sampling and elicitation requests each
+	// server may send to Sample and Elicit: 2 at once, 256 KiB of params,
+	// 10 a minute with a burst of 3, per server and kind (the zero value;
+	// see ServerRequestLimits).
+	ServerRequests ServerRequestLimits
 	// Roots are the directories (or other URIs) servers may work in, as
 	// roots/list answers them. Default: none.
 	Roots []Root

@@ -116,11 +116,14 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		// keep it short so a stopped runtime is quiet soon after.
 		actor.WithDeadLetterThrottleInterval(100*time.Millisecond),
 	)
+	gate := newRequestGate(opts.ServerRequests, opts.Logger, r.board)
+	sample := guard(gate, "sampling/createMessage", func(req *mcp.CreateMessageRequest) any { return req.Params }, sampler(opts.Sample))
+	elicit := guard(gate, "elicitation/create", func(req *mcp.ElicitRequest) any { return req.Params }, elicitor(opts.Elicit))
 	deps := &actors.Deps{
 		Logger:       opts.Logger,
 		Registry:     r.registry,
 		Prompts:      r.prompts,
-		Sample:       sampler(opts.Sample),
+		Sample:       sample,
 		Roots:        opts.roots(),
 		Board:        r.board,
 		Work:         &r.work,
@@ -128,7 +131,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Restart:      opts.Restart,
 		Client:       &mcp.Implementation{Name: opts.ClientName, Version: opts.ClientVersion},
 		Transport:    opts.transport,
-		Elicit:       elicitor(opts.Elicit),
+		Elicit:       elicit,
 		Tokens:       tokens,
 		OpenURL:      opts.OpenURL,
 		LoginTimeout: opts.LoginTimeout,

@@ -69,6 +69,9 @@ type Server struct {
 	// AuthorizeURL is where the user logs in, in state authorizing: a host
 	// shows it in case the browser did not open.
 	AuthorizeURL string `json:"authorize_url,omitempty"`
+	// RequestsRefused counts the server's sampling and elicitation
+	// requests refused for going over a limit (runtime.ServerRequestLimits).
+	RequestsRefused int `json:"requests_refused"`
 	// StderrTail is the server's last stderr lines, oldest first, with known
 	// secrets removed.
 	StderrTail []string `json:"stderr_tail,omitempty"`
@@ -84,8 +87,9 @@ type Board struct {
 }
 
 type entry struct {
-	server Server
-	tail   func() []string
+	server  Server
+	tail    func() []string
+	refused int // RequestsRefused: counted here, not by the entry's writer
 }
 
 // NewBoard returns an empty board.
@@ -99,7 +103,18 @@ func (b *Board) Set(s Server, tail func() []string) {
 	if _, ok := b.entries[s.Name]; !ok && !slices.Contains(b.order, s.Name) {
 		b.order = append(b.order, s.Name)
 	}
-	b.entries[s.Name] = entry{server: s, tail: tail}
+	b.entries[s.Name] = entry{server: s, tail: tail, refused: b.entries[s.Name].refused}
+}
+
+// CountRefused counts one refused request of a server (RequestsRefused);
+// a server not on the board is ignored.
+func (b *Board) CountRefused(name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e, ok := b.entries[name]; ok {
+		e.refused++
+		b.entries[name] = e
+	}
 }
 
 // Delete removes a server.
@@ -155,6 +170,7 @@ func (b *Board) List() []Server {
 
 func (e entry) resolve() Server {
 	s := e.server
+	s.RequestsRefused = e.refused
 	if e.tail != nil {
 		s.StderrTail = e.tail()
 	}

@@ -352,12 +352,12 @@ func TestServerJSON(t *testing.T) {
 		{
 			name: "ready with pid and tail",
 			s:    Server{Name: "docs", State: Ready, Ready: true, ToolCount: 2, Since: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), PID: 12, StderrTail: []string{"hi"}},
-			want: `{"name":"docs","state":"ready","ready":true,"error":"","error_kind":"","tool_count":2,"prompt_count":0,"restarts":0,"since":"2025-01-02T03:04:05Z","pid":12,"stderr_tail":["hi"]}`,
+			want: `{"name":"docs","state":"ready","ready":true,"error":"","error_kind":"","tool_count":2,"prompt_count":0,"restarts":0,"since":"2025-01-02T03:04:05Z","pid":12,"requests_refused":0,"stderr_tail":["hi"]}`,
 		},
 		{
 			name: "failed without pid or tail",
 			s:    Server{Name: "git", State: Failed, Error: "not found", ErrorKind: KindCommandNotFound, Restarts: 1},
-			want: `{"name":"git","state":"failed","ready":false,"error":"not found","error_kind":"command_not_found","tool_count":0,"prompt_count":0,"restarts":1,"since":"0001-01-01T00:00:00Z"}`,
+			want: `{"name":"git","state":"failed","ready":false,"error":"not found","error_kind":"command_not_found","tool_count":0,"prompt_count":0,"restarts":1,"since":"0001-01-01T00:00:00Z","requests_refused":0}`,
 		},
 	}
 	for _, tc := range cases {
@@ -370,5 +370,27 @@ func TestServerJSON(t *testing.T) {
 				t.Errorf("Marshal =\n  %s\nwant\n  %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestBoardCountRefused: refusals are counted apart from the entry its
+// writer sets, survive that writer's next Set, and go with Delete.
+func TestBoardCountRefused(t *testing.T) {
+	b := NewBoard()
+	b.CountRefused("a") // not on the board: ignored
+	b.Set(Server{Name: "a", State: Starting}, nil)
+	b.CountRefused("a")
+	b.CountRefused("a")
+	b.Set(Server{Name: "a", State: Ready}, nil)
+	if s, _ := b.Get("a"); s.RequestsRefused != 2 || s.State != Ready {
+		t.Fatalf("a = %+v, want ready with 2 refused", s)
+	}
+	if l := b.List(); len(l) != 1 || l[0].RequestsRefused != 2 {
+		t.Fatalf("List = %+v", l)
+	}
+	b.Delete("a")
+	b.Set(Server{Name: "a"}, nil)
+	if s, _ := b.Get("a"); s.RequestsRefused != 0 {
+		t.Fatalf("a re-added = %+v, want the count gone with Delete", s)
 	}
 }

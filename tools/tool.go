@@ -20,6 +20,11 @@ var (
 	// ErrTimeout: the server did not answer within its timeout_seconds
 	// (which includes any wait for a max_concurrent_calls slot).
 	ErrTimeout = errors.New("tool call timed out")
+	// ErrResponseTooLarge: the server's answer was over the size the
+	// transport accepts (16 MiB for one stdio frame or a remote answer,
+	// 64 KiB for a remote error answer); its session was ended and is
+	// restarted like any lost session.
+	ErrResponseTooLarge = errors.New("server answer too large")
 )
 
 // Executor runs one call of a remote tool. Args is anything that marshals

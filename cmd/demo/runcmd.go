@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -71,11 +70,7 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 		logger.Error("starting runtime", "error", err)
 		return 1
 	}
-	srv := &http.Server{
-		Handler:           rt.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := newAPIServer(rt.Handler(), logger, apiTimeouts{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())

@@ -37,7 +37,7 @@ func TestMainHelp(t *testing.T) {
 	if got := mainWith([]string{"-h"}, in, out, stderr); got != ExitCodeOK {
 		t.Errorf("mainWith(-h) = %d, want %d", got, ExitCodeOK)
 	}
-	for _, flag := range []string{"-hang-initialize", "-exit-after-calls", "-garbage-stdout", "-ignore-sigterm", "-panic-on-tool", "-name", "-change-tool"} {
+	for _, flag := range []string{"-hang-initialize", "-exit-after-calls", "-garbage-stdout", "-ignore-sigterm", "-panic-on-tool", "-name", "-change-tool", "-fault-tools", "-protocol"} {
 		if !strings.Contains(stderr.String(), flag) {
 			t.Errorf("usage does not mention %s:\n%s", flag, stderr.String())
 		}

@@ -39,6 +39,15 @@ type Options struct {
 	// and request headers in an error and on stderr, as a careless server
 	// does (see [LeakToolName]). Off by default, like ChangeTool.
 	LeakTool bool
+	// FaultTools registers the fault tools: huge answers with one text
+	// block of any size (a frame over a transport's limit), and ask sends
+	// a flood of sampling or elicitation requests to the client. Off by
+	// default, like ChangeTool.
+	FaultTools bool
+	// Protocol, if set, is the only protocol version the server speaks
+	// (an older one than the client's first choice makes it talk like an
+	// older server: sampling and elicitation as requests of its own).
+	Protocol string
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]

@@ -19,9 +19,9 @@ const instructions = "Example server for mcpvisor demos and tests. " +
 // resources registered, for use with any transport (in-memory ones in tests
 // and benchmarks).
 //
-// Of the options only Name, ChangeTool, LeakTool, PanicOnTool and Stderr
-// apply here; the others concern the process or the stream and are handled
-// by [Run].
+// Of the options only Name, ChangeTool, LeakTool, FaultTools, Protocol,
+// PanicOnTool and Stderr apply here; the others concern the process or the
+// stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
 	opts = opts.withDefaults()
 	return newServer(opts, &lockedWriter{w: opts.Stderr})
@@ -32,7 +32,7 @@ func NewServer(opts Options) *mcp.Server {
 func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	srv := mcp.NewServer(
 		&mcp.Implementation{Name: opts.Name, Version: version},
-		&mcp.ServerOptions{Instructions: instructions},
+		serverOptions(opts),
 	)
 	if opts.PanicOnTool != "" {
 		srv.AddReceivingMiddleware(panicOnTool(opts.PanicOnTool))
@@ -45,9 +45,20 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	if opts.LeakTool {
 		addLeakTool(srv, t)
 	}
+	if opts.FaultTools {
+		addFaultTools(srv)
+	}
 	addPrompts(srv)
 	addResources(srv)
 	return srv
+}
+
+func serverOptions(opts Options) *mcp.ServerOptions {
+	so := &mcp.ServerOptions{Instructions: instructions}
+	if opts.Protocol != "" {
+		so.SupportedProtocolVersions = []string{opts.Protocol}
+	}
+	return so
 }
 
 // panicOnTool returns middleware that panics on any call of the named tool.

@@ -446,11 +446,13 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	res, err := c.cs.CallTool(callCtx, params)
 	c.limit.release()
 	closing := c.untrack(id)
-	switch {
+	switch tooLarge := c.tap.frameTooLarge(); {
 	case err == nil:
 		return res, nil
 	case ctx.Err() != nil: // the caller gave up; say so in its own terms
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, ctx.Err())
+	case tooLarge != nil: // whichever way the end reached this call
+		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tooLarge)
 	case closing, errors.Is(err, mcp.ErrConnectionClosed):
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tools.ErrSessionClosed)
 	case callCtx.Err() != nil:

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/openprogram/mcpvisor/tools"
 )
 
 // RequestMarkHeader is on every HTTP request the runtime sends to a remote
@@ -35,11 +37,6 @@ const (
 // headers, token or request body to another origin (scheme, host and
 // port) than the configured URL's. The request is not sent.
 var ErrCrossOrigin = errors.New("refused to leave the configured origin")
-
-// ErrResponseTooLarge: a remote server's answer was over MaxResponseBody
-// (or MaxErrorBody for an error status). The session ends with it; the
-// usual backoff starts a new one.
-var ErrResponseTooLarge = errors.New("answer too large")
 
 // origin is the scheme, host and port of u, lower-cased, with the
 // default port written out, so that http://h and http://h:80 compare
@@ -130,7 +127,7 @@ func (t markTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // boundedAnswers bounds the bodies of a remote server's answers (see
-// MaxResponseBody). Going over fails the read with ErrResponseTooLarge
+// MaxResponseBody). Going over fails the read with tools.ErrResponseTooLarge
 // and reports it to tooLarge, which ends the session: the SDK flattens or
 // ignores a body read error, so it could not say why by itself.
 type boundedAnswers struct {
@@ -178,7 +175,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		return n, err
 	}
 	n, b.left = int(b.left), 0
-	b.err = fmt.Errorf("reading the answer of %s (status %d): %w: over %d bytes", b.origin, b.status, ErrResponseTooLarge, b.limit)
+	b.err = fmt.Errorf("reading the answer of %s (status %d): %w: over %d bytes", b.origin, b.status, tools.ErrResponseTooLarge, b.limit)
 	if b.report != nil {
 		b.report(b.err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,6 +41,10 @@ func (t tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type wireTap struct {
 	mcp.Connection
 
+	// tooLarge is the frame error that ended the connection, if one did:
+	// the calls it fails may see only "connection closed".
+	tooLarge atomic.Pointer[error]
+
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]string      // outgoing tools/call and tools/list by id
 	schemas map[string]json.RawMessage // tool name -> input schema as sent
@@ -62,6 +67,10 @@ func (w *wireTap) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := w.Connection.Read(ctx)
 	resp, ok := msg.(*jsonrpc.Response)
 	if err != nil || !ok {
+		if fe := frameError(err); fe != err {
+			w.tooLarge.Store(&fe)
+			return msg, fe
+		}
 		return msg, err
 	}
 	w.mu.Lock()
@@ -78,6 +87,17 @@ func (w *wireTap) Read(ctx context.Context) (jsonrpc.Message, error) {
 		w.keepSchemas(resp.Result)
 	}
 	return msg, nil
+}
+
+// frameTooLarge returns the frame error that ended the connection, or nil.
+func (w *wireTap) frameTooLarge() error {
+	if w == nil {
+		return nil
+	}
+	if err := w.tooLarge.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // schema returns the input schema of a tool exactly as the server sent it.

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// apiTimeouts are the connection timeouts of the management API's server;
+// a zero field takes its default. The routes of runtime.Handler set their
+// own write deadline on top (30 s, a tool call its server's
+// timeout_seconds plus 30 s), so Write only bounds what no route answers
+// (the mux's own 404s and redirects).
+type apiTimeouts struct {
+	// ReadHeader bounds reading a request's headers. Default 5s.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included (at most 1 MiB).
+	// Default 30s.
+	Read time.Duration
+	// Write is the write deadline of an answer whose route sets none.
+	// Default 30s.
+	Write time.Duration
+	// Idle is how long a kept-alive connection may wait for its next
+	// request. Default 60s.
+	Idle time.Duration
+}
+
+func (t apiTimeouts) withDefaults() apiTimeouts {
+	orDefault := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
+	}
+	orDefault(&t.ReadHeader, 5*time.Second)
+	orDefault(&t.Read, 30*time.Second)
+	orDefault(&t.Write, 30*time.Second)
+	orDefault(&t.Idle, 60*time.Second)
+	return t
+}
+
+// newAPIServer is the http.Server that `demo run` serves the management
+// API with: a client that sends its headers or body slowly, or holds an
+// idle connection, is cut off.
+func newAPIServer(h http.Handler, logger *slog.Logger, t apiTimeouts) *http.Server {
+	t = t.withDefaults()
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}

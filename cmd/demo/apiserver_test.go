@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/runtime"
+)
+
+// testTimeouts are small enough to see a slow client cut off quickly; the
+// route deadline of reads and quick writes is the 500 ms Write here.
+var testTimeouts = apiTimeouts{ReadHeader: 300 * time.Millisecond, Read: 500 * time.Millisecond,
+	Write: 500 * time.Millisecond, Idle: time.Second}
+
+// serveTestAPI runs a runtime with the example server (timeout_seconds 5)
+// behind newAPIServer with testTimeouts on a loopback port, stopped when
+// the test ends, and returns its address.
+func serveTestAPI(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	testutil.WriteConfig(t, dir, config.Server{Name: "ex", Type: config.TypeLocal, Enabled: true, TimeoutSeconds: 5,
+		Command: []string{demoBin, "serve"}, Env: map[string]string{testutil.MarkerEnv: marker}})
+	logs := &testutil.Buffer{}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
+	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: dir, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newAPIServer(rt.Handler(), logger, testTimeouts)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Close()
+		<-served
+		if err := rt.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := rt.Servers()
+		if len(st) == 1 && st[0].Ready {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ex not ready: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the status, as the runtime tests do
+	}
+	return ln.Addr().String()
+}
+
+// trickle writes head, then the bytes of slow one every 50 ms, until the
+// server closes the connection or stop is closed; it returns how the
+// connection ended for the reader: the first line of an answer, or "".
+func trickle(t *testing.T, addr, head, slow string) (answer string, elapsed time.Duration) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; i < len(slow); i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if _, err := conn.Write([]byte{slow[i]}); err != nil {
+				return
+			}
+		}
+	}()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, _ := bufio.NewReader(conn).ReadString('\n')
+	elapsed = time.Since(start)
+	close(stop)
+	<-wrote
+	return strings.TrimSpace(line), elapsed
+}
+
+// TestAPIServerCutsOffSlowClients: a client that sends its headers, or its
+// body, one byte at a time is cut off by the read timeouts instead of
+// holding the connection for as long as it likes.
+func TestAPIServerCutsOffSlowClients(t *testing.T) {
+	addr := serveTestAPI(t)
+	// Headers: 60 bytes at 50 ms would take 3 s.
+	answer, elapsed := trickle(t, addr, "GET /healthz HTTP/1.1\r\n", "Host: 127.0.0.1\r\nX-Slow: "+strings.Repeat("a", 30)+"\r\n\r\n")
+	if strings.Contains(answer, " 200 ") || elapsed > 2*time.Second {
+		t.Errorf("slow headers: answer %q after %v, want the connection cut off near ReadHeaderTimeout (300ms)", answer, elapsed)
+	}
+	// Body: the headers at once, then 60 bytes at 50 ms (3 s).
+	body := `{"arguments": {"text": "` + strings.Repeat("b", 36) + `"}}`
+	head := "POST /api/mcp/tools/ex__echo/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+	answer, elapsed = trickle(t, addr, head, body)
+	if strings.Contains(answer, " 200 ") || elapsed > 2*time.Second {
+		t.Errorf("slow body: answer %q after %v, want the request cut off near ReadTimeout (500ms)", answer, elapsed)
+	}
+}
+
+// TestAPIServerLongToolCall: a tool call that takes longer than the
+// server's Read and Write timeouts, but within its own timeout_seconds,
+// still gets its answer: its route sets a write deadline of its own, and
+// the read timeout ends with the body.
+func TestAPIServerLongToolCall(t *testing.T) {
+	addr := serveTestAPI(t)
+	req, _ := http.NewRequest("POST", "http://"+addr+"/api/mcp/tools/ex__sleep/call", strings.NewReader(`{"arguments": {"ms": 1500}}`))
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("a 1.5 s call behind 500 ms server timeouts: %v", err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), "slept 1500ms") {
+		t.Fatalf("a 1.5 s call: %d %s, want 200 with its answer", resp.StatusCode, got)
+	}
+	client.CloseIdleConnections()
+}

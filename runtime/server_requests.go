@@ -1,0 +1,172 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"golang.org/x/time/rate"
+
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// ServerRequestLimits bound the requests servers send the host that spend
+// the user's model budget or attention: sampling/createMessage (Options.
+// Sample) and elicitation/create (Options.Elicit). Each server has its own
+// limits for each of the two kinds, so one server's flood of sampling
+// neither slows another server nor its own elicitation. A request beyond a
+// limit is answered at once with a JSON-RPC error naming the limit, the
+// host's callback is not called, the refusal is logged (Warn, the server's
+// name and the limit, never the request) and counted in the server's
+// status (requests_refused).
+//
+// The zero value means the defaults; a negative field turns its limit off.
+// The limits apply only to a callback the host set: without one, requests
+// are answered at once (an error, a decline) and cost nothing.
+type ServerRequestLimits struct {
+	// MaxConcurrent is how many requests of one kind from one server the
+	// host's callback handles at once. Default 2.
+	MaxConcurrent int
+	// MaxBytes bounds the size of a request's params as JSON (messages,
+	// images, system prompt; message and schema). Default 256 KiB.
+	MaxBytes int
+	// PerMinute is the sustained rate of one kind of request from one
+	// server, refilling a bucket of Burst requests (at least 1). Default 10
+	// per minute with a burst of 3.
+	PerMinute int
+	Burst     int
+
+	// now is the rate limits' clock; tests set it. Default time.Now.
+	now func() time.Time
+}
+
+// The defaults of ServerRequestLimits, as its doc comment says.
+const (
+	defaultRequestConcurrency = 2
+	defaultRequestBytes       = 256 << 10
+	defaultRequestsPerMinute  = 10
+	defaultRequestBurst       = 3
+)
+
+// JSON-RPC error codes of a refused request: its params are too large
+// (invalid params), or the server asks too often or too much at once (an
+// implementation-defined code).
+const (
+	codeRequestTooLarge = jsonrpc.CodeInvalidParams
+	codeRequestRefused  = -32000
+)
+
+func (l ServerRequestLimits) withDefaults() ServerRequestLimits {
+	orDefault := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	orDefault(&l.MaxConcurrent, defaultRequestConcurrency)
+	orDefault(&l.MaxBytes, defaultRequestBytes)
+	orDefault(&l.PerMinute, defaultRequestsPerMinute)
+	orDefault(&l.Burst, defaultRequestBurst)
+	l.Burst = max(l.Burst, 1)
+	if l.now == nil {
+		l.now = time.Now
+	}
+	return l
+}
+
+// requestGate applies ServerRequestLimits. One per Runtime; it keeps one
+// counter and bucket per server and kind, for as long as the Runtime (the
+// names are the configured ones, so they are bounded by the config).
+type requestGate struct {
+	limits ServerRequestLimits
+	logger *slog.Logger
+	board  *status.Board
+
+	mu    sync.Mutex
+	gates map[gateKey]*serverGate
+}
+
+type gateKey struct{ server, method string }
+
+// serverGate is one server's state for one kind of request.
+type serverGate struct {
+	running int // under requestGate.mu
+	bucket  *rate.Limiter
+}
+
+func newRequestGate(l ServerRequestLimits, logger *slog.Logger, board *status.Board) *requestGate {
+	return &requestGate{limits: l.withDefaults(), logger: logger, board: board, gates: map[gateKey]*serverGate{}}
+}
+
+// guard wraps a host callback (nil stays nil) with the limits for method;
+// params gives a request's params, whose JSON size is checked.
+func guard[Req, Res any](g *requestGate, method string, params func(Req) any,
+	next func(context.Context, string, Req) (Res, error)) func(context.Context, string, Req) (Res, error) {
+	if next == nil {
+		return nil
+	}
+	return func(ctx context.Context, server string, req Req) (Res, error) {
+		release, err := g.admit(server, method, params(req))
+		if err != nil {
+			var zero Res
+			return zero, err
+		}
+		defer release()
+		return next(ctx, server, req)
+	}
+}
+
+// admit lets a request through to the host, or refuses it with the error
+// the server gets. The checks are in order of cost: how many run (no
+// change), the size, then the rate (which spends a token only for a
+// request that is let through).
+func (g *requestGate) admit(server, method string, params any) (release func(), err error) {
+	l := g.limits
+	g.mu.Lock()
+	sg := g.gates[gateKey{server, method}]
+	if sg == nil {
+		sg = &serverGate{bucket: rate.NewLimiter(rate.Limit(float64(l.PerMinute)/60), l.Burst)}
+		if l.PerMinute < 0 {
+			sg.bucket = rate.NewLimiter(rate.Inf, 0)
+		}
+		g.gates[gateKey{server, method}] = sg
+	}
+	if l.MaxConcurrent > 0 && sg.running >= l.MaxConcurrent {
+		g.mu.Unlock()
+		return nil, g.refuse(server, method, "max_concurrent", codeRequestRefused,
+			fmt.Sprintf("more than %d at once from this server", l.MaxConcurrent))
+	}
+	sg.running++
+	g.mu.Unlock()
+	release = sync.OnceFunc(func() {
+		g.mu.Lock()
+		sg.running--
+		g.mu.Unlock()
+	})
+	if l.MaxBytes > 0 {
+		raw, err := json.Marshal(params)
+		if err != nil || len(raw) > l.MaxBytes {
+			release()
+			return nil, g.refuse(server, method, "max_bytes", codeRequestTooLarge,
+				fmt.Sprintf("its params are %d bytes of JSON, over the limit of %d", len(raw), l.MaxBytes))
+		}
+	}
+	if !sg.bucket.AllowN(l.now(), 1) {
+		release()
+		return nil, g.refuse(server, method, "rate", codeRequestRefused,
+			fmt.Sprintf("more than %d per minute (burst %d) from this server; try again later", l.PerMinute, l.Burst))
+	}
+	return release, nil
+}
+
+// refuse is the one place a refusal is reported: the log line, the count
+// in the server's status, and the error the server gets. (A later typed
+// event replaces the first two.)
+func (g *requestGate) refuse(server, method, limit string, code int64, why string) error {
+	g.logger.Warn("refused a request from a server", "server", server, "method", method, "limit", limit)
+	g.board.CountRefused(server)
+	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("the MCP host refused %s (limit %s): %s", method, limit, why)}
+}

@@ -1,0 +1,250 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// legacyAsker is the example server with its fault tools, speaking
+// protocol 2025-11-25: it sends sampling and elicitation as requests of its
+// own (as most servers in use do), which is where a flood comes from.
+func legacyAsker() config.Server {
+	return exampleServer("ex", "-fault-tools", "-protocol", "2025-11-25")
+}
+
+// askFlood calls the example server's ask tool (count requests of kind to
+// the client at once, bytes of text each) and returns its report: one line
+// "ok: N" or "error: <what the server got>: N" per outcome.
+func askFlood(t *testing.T, rt *testRuntime, kind string, count, bytes int) string {
+	t.Helper()
+	res, err := rt.CallTool(t.Context(), "ex__ask", map[string]any{"kind": kind, "count": count, "bytes": bytes})
+	if err != nil || len(res.Content) != 1 {
+		t.Fatalf("ask %s x%d: %+v, %v", kind, count, res, err)
+	}
+	return res.Content[0].Text
+}
+
+// TestSamplingFloodConcurrency: a server flooding sampling requests gets at
+// most MaxConcurrent of them to the host's Sample at once; the others are
+// refused at once with a JSON-RPC error naming the limit, each logged once
+// (without its content) and counted in the server's status.
+func TestSamplingFloodConcurrency(t *testing.T) {
+	var (
+		mu            sync.Mutex
+		active, most  int
+		calls         int
+		release       = make(chan struct{})
+		releaseOnce   sync.Once
+		releaseBlocks = func() { releaseOnce.Do(func() { close(release) }) }
+	)
+	t.Cleanup(releaseBlocks)
+	sample := func(ctx context.Context, req SamplingRequest) (SamplingResult, error) {
+		mu.Lock()
+		active++
+		calls++
+		most = max(most, active)
+		mu.Unlock()
+		defer func() { mu.Lock(); active--; mu.Unlock() }()
+		select {
+		case <-release:
+			return SamplingResult{Text: "fine", Model: "test"}, nil
+		case <-ctx.Done():
+			return SamplingResult{}, ctx.Err()
+		}
+	}
+	rt := start(t, Options{Sample: sample, ServerRequests: ServerRequestLimits{MaxConcurrent: 2, PerMinute: -1}},
+		legacyAsker())
+	rt.waitReady(t, "ex")
+
+	report := make(chan string, 1)
+	go func() { report <- askFlood(t, rt, "sampling", 10, 50) }()
+	// The eight over the limit are refused while two wait in Sample.
+	waitUntil(t, "8 refusals", func() bool { return mustStatus(t, rt, "ex").RequestsRefused == 8 })
+	mu.Lock()
+	if calls != 2 || active != 2 {
+		t.Errorf("Sample: %d calls, %d running; want 2 and 2", calls, active)
+	}
+	mu.Unlock()
+	releaseBlocks()
+	got := <-report
+	lines := strings.Split(got, "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "error: ") || !strings.HasSuffix(lines[0], ": 8") ||
+		!strings.Contains(lines[0], "limit max_concurrent") || !strings.Contains(lines[0], "more than 2 at once") || lines[1] != "ok: 2" {
+		t.Errorf("the server saw:\n%s\nwant 8 refused naming max_concurrent and 2 answered", got)
+	}
+	if most != 2 {
+		t.Errorf("at most %d ran at once in Sample, want 2", most)
+	}
+	logs := rt.logs.String()
+	if n := strings.Count(logs, "refused a request from a server"); n != 8 {
+		t.Errorf("%d refusal log lines, want 8", n)
+	}
+	if !strings.Contains(logs, "server=ex") || !strings.Contains(logs, "limit=max_concurrent") || strings.Contains(logs, strings.Repeat("q", 50)) {
+		t.Errorf("refusal log lines must name server and limit, and hold no request content:\n%s", logs)
+	}
+	var d ServerDetail
+	newAPI(t, rt).do("GET", "/api/mcp/servers/ex", "").want(t, http.StatusOK).decode(t, &d)
+	if d.RequestsRefused != 8 {
+		t.Errorf("requests_refused = %d in the API, want 8", d.RequestsRefused)
+	}
+}
+
+// TestServerRequestTooLarge: a sampling or elicitation request whose params
+// are over MaxBytes is refused without calling the host; one under it goes
+// through.
+func TestServerRequestTooLarge(t *testing.T) {
+	var mu sync.Mutex
+	var seen []int // text bytes of each request that reached the host
+	note := func(n int) { mu.Lock(); seen = append(seen, n); mu.Unlock() }
+	rt := start(t, Options{
+		Sample: func(_ context.Context, req SamplingRequest) (SamplingResult, error) {
+			note(len(req.Messages[0].Content.Text))
+			return SamplingResult{Text: "ok"}, nil
+		},
+		Elicit: func(_ context.Context, req ElicitationRequest) (ElicitationResult, error) {
+			note(len(req.Message))
+			return ElicitationResult{Action: "decline"}, nil
+		},
+		ServerRequests: ServerRequestLimits{MaxBytes: 4096, PerMinute: -1},
+	}, legacyAsker())
+	rt.waitReady(t, "ex")
+	for _, kind := range []string{"sampling", "elicitation"} {
+		if got := askFlood(t, rt, kind, 1, 5000); !strings.Contains(got, "limit max_bytes") || !strings.Contains(got, "over the limit of 4096") {
+			t.Errorf("%s of 5000 bytes: the server saw %q, want a max_bytes refusal", kind, got)
+		}
+		if got := askFlood(t, rt, kind, 1, 1000); got != "ok: 1" {
+			t.Errorf("%s of 1000 bytes: the server saw %q, want it answered", kind, got)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != 1000 || seen[1] != 1000 {
+		t.Errorf("the host saw requests of %v bytes, want only the two of 1000", seen)
+	}
+	if n := mustStatus(t, rt, "ex").RequestsRefused; n != 2 {
+		t.Errorf("requests_refused = %d, want 2", n)
+	}
+}
+
+// TestServerRequestRate: with the clock standing still, a server gets
+// Burst requests through and the rest are refused naming the rate limit.
+func TestServerRequestRate(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	calls := 0
+	var mu sync.Mutex
+	rt := start(t, Options{
+		Sample: func(context.Context, SamplingRequest) (SamplingResult, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			return SamplingResult{Text: "ok"}, nil
+		},
+		ServerRequests: ServerRequestLimits{MaxConcurrent: -1, now: func() time.Time { return now }},
+	}, legacyAsker())
+	rt.waitReady(t, "ex")
+	got := askFlood(t, rt, "sampling", 5, 10)
+	if !strings.Contains(got, "ok: 3") || !strings.Contains(got, "limit rate") || !strings.Contains(got, "10 per minute (burst 3)") {
+		t.Errorf("the server saw:\n%s\nwant the default burst of 3 answered and 2 refused naming the rate", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 3 {
+		t.Errorf("Sample called %d times, want 3", calls)
+	}
+}
+
+// TestRequestGateRefill: the rate bucket refills at PerMinute on the
+// injected clock, separately per server and per kind; a refusal is the
+// JSON-RPC error the server gets.
+func TestRequestGateRefill(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	board := status.NewBoard()
+	board.Set(status.Server{Name: "a"}, nil)
+	logs := &testutil.Buffer{}
+	g := newRequestGate(ServerRequestLimits{PerMinute: 6, Burst: 2, now: func() time.Time { return now }},
+		slog.New(slog.NewTextHandler(logs, nil)), board)
+	admit := func(server, method string) error {
+		release, err := g.admit(server, method, map[string]string{"x": "y"})
+		if err == nil {
+			release()
+		}
+		return err
+	}
+	for i := range 2 {
+		if err := admit("a", "sampling/createMessage"); err != nil {
+			t.Fatalf("request %d of the burst: %v", i, err)
+		}
+	}
+	err := admit("a", "sampling/createMessage")
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != codeRequestRefused || !strings.Contains(rpc.Message, "limit rate") {
+		t.Fatalf("third request: %v, want a JSON-RPC refusal naming the rate", err)
+	}
+	if err := admit("a", "elicitation/create"); err != nil {
+		t.Errorf("another kind is limited separately: %v", err)
+	}
+	if err := admit("b", "sampling/createMessage"); err != nil {
+		t.Errorf("another server is limited separately: %v", err)
+	}
+	now = now.Add(9 * time.Second) // 6 a minute: one every 10 s
+	if err := admit("a", "sampling/createMessage"); err == nil {
+		t.Error("a request 9 s later went through; the bucket refills one every 10 s")
+	}
+	now = now.Add(time.Second)
+	if err := admit("a", "sampling/createMessage"); err != nil {
+		t.Errorf("a request 10 s later: %v, want it through", err)
+	}
+	if st, _ := board.Get("a"); st.RequestsRefused != 2 {
+		t.Errorf("requests_refused = %d, want 2", st.RequestsRefused)
+	}
+	board.Set(status.Server{Name: "a", State: status.Ready}, nil)
+	if st, _ := board.Get("a"); st.RequestsRefused != 2 {
+		t.Errorf("requests_refused = %d after the server's own status update, want it kept at 2", st.RequestsRefused)
+	}
+}
+
+// TestSamplingFloodInputRequests: from protocol 2026-07-28 a server asks
+// through a tool result's InputRequests, which the SDK fulfils all at once:
+// the same limit lets at most MaxConcurrent reach Sample, and the call
+// fails with an error naming the limit (the SDK fails the whole round when
+// one input request fails).
+func TestSamplingFloodInputRequests(t *testing.T) {
+	var mu sync.Mutex
+	active, most := 0, 0
+	sample := func(ctx context.Context, req SamplingRequest) (SamplingResult, error) {
+		mu.Lock()
+		active++
+		most = max(most, active)
+		mu.Unlock()
+		defer func() { mu.Lock(); active--; mu.Unlock() }()
+		<-ctx.Done() // the first refusal ends the round
+		return SamplingResult{}, ctx.Err()
+	}
+	rt := start(t, Options{Sample: sample, ServerRequests: ServerRequestLimits{MaxConcurrent: 2, PerMinute: -1}},
+		exampleServer("ex", "-fault-tools"))
+	rt.waitReady(t, "ex")
+	_, err := rt.CallTool(t.Context(), "ex__ask", map[string]any{"kind": "sampling", "count": 10})
+	if err == nil || !strings.Contains(err.Error(), "limit max_concurrent") {
+		t.Fatalf("CallTool: %v, want an error naming the max_concurrent limit", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > 2 {
+		t.Errorf("%d ran at once in Sample, want at most 2", most)
+	}
+	if n := mustStatus(t, rt, "ex").RequestsRefused; n < 1 {
+		t.Errorf("requests_refused = %d, want the refusals counted", n)
+	}
+}
