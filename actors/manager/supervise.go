@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -19,39 +20,42 @@ import (
 // removed one, or a death of its own (its tools went with it; its status
 // must not keep claiming otherwise).
 func (a *Actor) terminated(c actor.Context, who *actor.PID) {
-	for name, e := range a.dying {
-		if e.pid.Equal(who) {
-			delete(a.dying, name)
-			if e.onGone != nil {
-				e.onGone()
-			}
-			if a.stopping {
-				return
-			}
-			// A removed server's actor may publish "stopped" while it goes.
-			if next := a.servers[name]; next != nil {
-				a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
-				a.ensureActor(c, next)
-				a.deliver(c, next)
-			} else {
-				a.Deps.Board.Delete(name)
-			}
+	// A server actor's id is the manager's id, "/" and the server's name:
+	// find its record without scanning them all (10 000 servers stop at
+	// shutdown).
+	name, ok := strings.CutPrefix(who.Id, c.Self().Id+"/")
+	if !ok {
+		return
+	}
+	if e := a.dying[name]; e != nil && e.pid.Equal(who) {
+		delete(a.dying, name)
+		if e.onGone != nil {
+			e.onGone()
+		}
+		if a.stopping {
 			return
 		}
-	}
-	for _, e := range a.servers {
-		if e.pid == nil || !e.pid.Equal(who) {
-			continue
-		}
-		e.pid = nil
-		if !a.stopping {
-			a.scheduleRespawn(c, e)
-			if a.turn == e {
-				a.turn = nil
-				a.nextTurn(c)
-			}
+		// A removed server's actor may publish "stopped" while it goes.
+		if next := a.servers[name]; next != nil {
+			a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
+			a.ensureActor(c, next)
+			a.deliver(c, next)
+		} else {
+			a.Deps.Board.Delete(name)
 		}
 		return
+	}
+	e := a.servers[name]
+	if e == nil || e.pid == nil || !e.pid.Equal(who) {
+		return
+	}
+	e.pid = nil
+	if !a.stopping {
+		a.scheduleRespawn(c, e)
+		if a.turn == e {
+			a.turn = nil
+			a.nextTurn(c)
+		}
 	}
 }
 
