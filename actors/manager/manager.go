@@ -26,6 +26,9 @@
 //     management operations and the stop interleave with startup.
 //   - The file is written only here, synchronously (a small file and an
 //     fsync); connects, calls and process stops never run in this mailbox.
+//   - A removal is answered, and its name is free again, only once the
+//     server's actor terminated and its processes are gone (Deps.Procs;
+//     the wait runs off the mailbox and is bounded by the grace periods).
 //   - A failed server actor is stopped by the supervision strategy, never
 //     restarted in place. Stopped closes the Done channel handed in.
 package manager
@@ -76,7 +79,7 @@ type Actor struct {
 	file     *config.File // the file as last read or written; nil: unparsable
 	epochs   uint64       // the last epoch handed out
 	servers  map[string]*entry
-	dying    map[string]*entry // removed servers whose actor has not terminated yet
+	dying    map[string]*entry // removed servers whose actor or processes are not gone yet (pid nil: the processes)
 	startup  []string          // servers still waiting for their startup turn
 	turn     *entry            // the server whose startup turn runs
 	queued   bool              // a startupTurn is in the mailbox
@@ -101,8 +104,9 @@ type entry struct {
 	pid     *actor.PID // nil once the actor is gone
 	epoch   uint64     // unique across the manager, never reused by a later entry
 	managed bool       // a management call took it over: startup leaves it alone
-	// onGone answers a removal once the actor terminated: its tools are
-	// gone by then (its Stopping withdraws them).
+	// onGone answers a removal once the actor terminated and the server's
+	// processes are gone: its tools are gone by then (its Stopping
+	// withdraws them).
 	onGone func()
 	// Respawn of an actor that died on its own (V2): after a backoff,
 	// reset once an incarnation lived for the policy's ResetAfter.
@@ -127,6 +131,11 @@ func (a *Actor) Receive(c actor.Context) {
 		a.start(c)
 	case *actor.Stopping:
 		a.stopping = true
+		for _, e := range a.dying {
+			if e.pid == nil { // its processes were being waited for
+				a.retired(c, e)
+			}
+		}
 		for _, e := range a.servers {
 			a.supersede(e, messages.ErrShuttingDown)
 			if e.respawnTimer != nil {
@@ -165,6 +174,10 @@ func (a *Actor) Receive(c actor.Context) {
 	case respawnServer:
 		if !a.stopping {
 			a.respawn(c, msg)
+		}
+	case processesGone:
+		if e := a.dying[msg.name]; e != nil && e.pid == nil && e.epoch == msg.epoch {
+			a.retired(c, e)
 		}
 	case startupTurn:
 		a.queued = false
@@ -387,7 +400,8 @@ func (a *Actor) persisted(name string) (srv config.Server, ok, changed bool) {
 }
 
 // drop removes a server from the running set: its tools go at once, its
-// actor is stopped, and its name is free again once the actor terminated.
+// actor is stopped, and its name is free again once the actor terminated
+// and its processes are gone (retire).
 func (a *Actor) drop(c actor.Context, e *entry) {
 	a.supersede(e, messages.ErrSuperseded)
 	if e.respawnTimer != nil {
@@ -397,11 +411,16 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	delete(a.servers, e.name)
 	a.Deps.Registry.RemoveServer(e.name)
 	a.Deps.Board.Delete(e.name)
-	if e.pid != nil {
+	switch {
+	case e.pid != nil:
 		c.Stop(e.pid)
 		a.dying[e.name] = e
-	} else if e.onGone != nil {
-		e.onGone()
+	case a.dying[e.name] == nil:
+		// Its actor died on its own; its processes may still be stopping.
+		a.dying[e.name] = e
+		a.retire(c, e)
+	case e.onGone != nil:
+		e.onGone() // never had an actor: an older one of the name still goes
 	}
 	a.startup = slices.DeleteFunc(a.startup, func(n string) bool { return n == e.name })
 	if a.turn == e {

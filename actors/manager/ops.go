@@ -160,8 +160,8 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 }
 
 // remove removes a server from the file, stops it and answers once its
-// actor terminated, so no tool of it is registered any more. Its process
-// is stopped in the background, within the grace periods.
+// actor terminated and its processes are gone (within the grace periods),
+// so no tool of it is registered and no process of it runs any more.
 func (a *Actor) remove(c actor.Context, name string, reply chan<- error) error {
 	e, err := a.live(name)
 	if err != nil {
