@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
@@ -65,6 +66,8 @@ type Deps struct {
 	RequestMark string
 	// AllowPrivateOAuthHosts: Options.AllowPrivateOAuthHosts.
 	AllowPrivateOAuthHosts bool
+	// Procs accounts for the stdio servers' processes, by server name.
+	Procs *procs.Tracker
 }
 
 // RestartPolicy is how a server actor restarts a lost session: after an

@@ -150,8 +150,11 @@ func (r *Runtime) PatchServer(ctx context.Context, name string, patch []byte) (S
 }
 
 // RemoveServer stops a server, unregisters its tools and removes it from
-// the config file. Its process is stopped in the background, within the
-// stop grace periods.
+// the config file. It returns once the server's processes are gone: its
+// process group and, on Linux, every process that carries its mark (the
+// stop sequence takes at most about four StopGrace periods for a server
+// that ignores stdin's close and SIGTERM; the wait gives up after four
+// periods and two seconds more).
 func (r *Runtime) RemoveServer(ctx context.Context, name string) error {
 	return r.operate(ctx, func(reply chan<- error) any { return messages.RemoveServer{Name: name, Reply: reply} })
 }

@@ -79,6 +79,20 @@ type Options struct {
 	// machine or network. The MCP server's own URL is never restricted.
 	AllowPrivateOAuthHosts bool
 
+	// Subreaper (Linux only; off by default, on in `demo run`) makes the
+	// process a child subreaper (prctl PR_SET_CHILD_SUBREAPER): orphans of
+	// the servers (a helper that double-forked or called setsid) are
+	// re-parented to this process instead of to init, and the runtime
+	// reaps the marked ones it kills, each by its own pid. It is opt-in
+	// because the setting is process-wide and cannot be scoped: every
+	// orphan of every descendant of the host is adopted too, and those
+	// the runtime did not start stay zombies until the host reaps them
+	// (the runtime never waits for any pid but its own marked ones, so the
+	// host's os/exec keeps its exit statuses). Without it, marked
+	// processes are killed all the same and init reaps them. Elsewhere
+	// than Linux it does nothing (a warning is logged).
+	Subreaper bool
+
 	// transport, if set, replaces every server's transport; tests and
 	// benchmarks in this package use it for in-memory servers.
 	transport func(config.Server) mcp.Transport

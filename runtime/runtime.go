@@ -32,6 +32,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/manager"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
@@ -46,6 +47,7 @@ type Runtime struct {
 	registry *tools.Registry
 	prompts  *prompts.Registry
 	board    *status.Board
+	procs    *procs.Tracker
 	system   *actor.ActorSystem
 	manager  *actor.PID
 	work     sync.WaitGroup
@@ -94,6 +96,11 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		id:          "mcpvisor-" + rand.Text()[:12],
 	}
 	r.store = config.Store{Dir: r.opts.stateDir}
+	var err error
+	r.procs, err = procs.New(procs.Options{Subreaper: opts.Subreaper})
+	if err != nil {
+		opts.Logger.Warn("cannot become a child subreaper; orphans of servers are reaped by init", "error", err)
+	}
 	file, err := r.store.Load()
 	switch {
 	case errors.Is(err, config.ErrUnparsable):
@@ -138,6 +145,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		RequestMark:  r.id,
 		Config:       &r.config,
 		ConfigError:  &r.configError,
+		Procs:        r.procs,
 	}
 	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts
 	ready := make(chan struct{})
@@ -221,11 +229,24 @@ func (r *Runtime) Status() Status {
 	return st
 }
 
+// killWait bounds how long Shutdown waits, after SIGKILL, for killed
+// processes to be gone (their parent or init reaps them).
+const killWait = time.Second
+
 // Shutdown unregisters every tool at once, stops every server (in-flight
 // calls cancelled, stdin closed, SIGTERM and SIGKILL to each process group
-// after the grace periods) and waits until no process or goroutine of the
-// runtime is left, or until ctx ends; the stopping then goes on in the
-// background and a later Shutdown can wait for it again.
+// after the grace periods, then SIGKILL to every process that carries the
+// server's mark) and waits until no process or goroutine of the runtime is
+// left, or until ctx ends.
+//
+// When ctx ends first, Shutdown still leaves no process running: before it
+// returns ctx's error it SIGKILLs every process group the runtime started
+// that still exists and (on Linux) every process that carries one of the
+// runtime's marks, whatever its group or session, and waits up to one more
+// second for the kernel to remove them. A process that a connect starts
+// after that is killed as soon as it started. What goes on in the
+// background is only the actors and goroutines finishing (and reaping the
+// killed processes); a later Shutdown can wait for it again.
 func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.shutdownOnce.Do(func() {
 		close(r.stopWatch)
@@ -235,6 +256,9 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 		go func() {
 			<-r.managerDone
 			r.work.Wait()
+			// Every stop killed its own; this sweeps up a process that
+			// forked between a stop's scan and its kill.
+			r.procs.KillAll(killWait)
 			r.system.Shutdown()
 			close(r.drained)
 		}()
@@ -243,6 +267,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	case <-r.drained:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("shutting down: %w (servers are still stopping in the background)", ctx.Err())
+		r.procs.KillAll(killWait)
+		return fmt.Errorf("shutting down: %w (every server process was killed; the runtime's goroutines are still stopping in the background)", ctx.Err())
 	}
 }

@@ -83,7 +83,10 @@ type Board struct {
 	mu      sync.RWMutex
 	entries map[string]entry
 	order   []string
-	config  []string // the names of the last SetOrder
+	// configured holds the names of the last SetOrder. order is exactly
+	// those plus the other names in entries, so membership needs no scan
+	// (a runtime may have 10 000 servers).
+	configured map[string]bool
 }
 
 type entry struct {
@@ -100,7 +103,7 @@ func NewBoard() *Board { return &Board{entries: map[string]entry{}} }
 func (b *Board) Set(s Server, tail func() []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.entries[s.Name]; !ok && !slices.Contains(b.order, s.Name) {
+	if _, ok := b.entries[s.Name]; !ok && !b.configured[s.Name] {
 		b.order = append(b.order, s.Name)
 	}
 	b.entries[s.Name] = entry{server: s, tail: tail, refused: b.entries[s.Name].refused}
@@ -122,7 +125,7 @@ func (b *Board) Delete(name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.entries, name)
-	if !slices.Contains(b.config, name) { // a configured name keeps its place
+	if !b.configured[name] { // a configured name keeps its place
 		b.order = slices.DeleteFunc(b.order, func(n string) bool { return n == name })
 	}
 }
@@ -132,11 +135,15 @@ func (b *Board) Delete(name string) {
 func (b *Board) SetOrder(names []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	configured := make(map[string]bool, len(names))
+	for _, n := range names {
+		configured[n] = true
+	}
 	rest := slices.DeleteFunc(slices.Clone(b.order), func(n string) bool {
 		_, set := b.entries[n]
-		return slices.Contains(names, n) || !set // !set: only in an older config
+		return configured[n] || !set // !set: only in an older config
 	})
-	b.config = slices.Clone(names)
+	b.configured = configured
 	b.order = append(slices.Clone(names), rest...)
 }
 

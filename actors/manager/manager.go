@@ -14,11 +14,21 @@
 //     epoch is ignored, so a connect that completes after a later delete,
 //     disable or restart never counts; an operation still waiting when a
 //     later one replaces it is answered with ErrSuperseded.
-//   - When startup reaches a server it re-reads the file (L3): a server
-//     deleted meanwhile is not started, a disabled one stays disabled, and
-//     one a management call already took over is left alone.
+//   - When startup reaches a server it looks at the file as it is now
+//     (L3): a server deleted meanwhile is not started, a disabled one
+//     stays disabled, and one a management call already took over is left
+//     alone. A turn costs O(1) amortised: the file is read and parsed only
+//     when it changed (its identity, see onDisk; the manager's own saves
+//     are known without a read), and the config is republished only when
+//     the turn changed it.
+//   - Each startup turn is a message of its own (startupTurn), so a long
+//     run of disabled or failing entries never holds the mailbox:
+//     management operations and the stop interleave with startup.
 //   - The file is written only here, synchronously (a small file and an
 //     fsync); connects, calls and process stops never run in this mailbox.
+//   - A removal is answered, and its name is free again, only once the
+//     server's actor terminated and its processes are gone (Deps.Procs;
+//     the wait runs off the mailbox and is bounded by the grace periods).
 //   - A failed server actor is stopped by the supervision strategy, never
 //     restarted in place. Stopped closes the Done channel handed in.
 package manager
@@ -69,11 +79,19 @@ type Actor struct {
 	file     *config.File // the file as last read or written; nil: unparsable
 	epochs   uint64       // the last epoch handed out
 	servers  map[string]*entry
-	dying    map[string]*entry // removed servers whose actor has not terminated yet
+	dying    map[string]*entry // removed servers whose actor or processes are not gone yet (pid nil: the processes)
 	startup  []string          // servers still waiting for their startup turn
 	turn     *entry            // the server whose startup turn runs
+	queued   bool              // a startupTurn is in the mailbox
+	disk     onDisk            // the file as last read from or written to disk
+	diskPos  positions         // index of disk.file
+	filePos  positions         // index of file; reset when its list changes
 	stopping bool
 }
+
+// startupTurn is the manager's message to itself that runs the next
+// startup turn; one is queued at a time.
+type startupTurn struct{}
 
 // entry is the manager's record of one server.
 type entry struct {
@@ -86,8 +104,9 @@ type entry struct {
 	pid     *actor.PID // nil once the actor is gone
 	epoch   uint64     // unique across the manager, never reused by a later entry
 	managed bool       // a management call took it over: startup leaves it alone
-	// onGone answers a removal once the actor terminated: its tools are
-	// gone by then (its Stopping withdraws them).
+	// onGone answers a removal once the actor terminated and the server's
+	// processes are gone: its tools are gone by then (its Stopping
+	// withdraws them).
 	onGone func()
 	// Respawn of an actor that died on its own (V2): after a backoff,
 	// reset once an incarnation lived for the policy's ResetAfter.
@@ -112,6 +131,11 @@ func (a *Actor) Receive(c actor.Context) {
 		a.start(c)
 	case *actor.Stopping:
 		a.stopping = true
+		for _, e := range a.dying {
+			if e.pid == nil { // its processes were being waited for
+				a.retired(c, e)
+			}
+		}
 		for _, e := range a.servers {
 			a.supersede(e, messages.ErrShuttingDown)
 			if e.respawnTimer != nil {
@@ -150,6 +174,15 @@ func (a *Actor) Receive(c actor.Context) {
 	case respawnServer:
 		if !a.stopping {
 			a.respawn(c, msg)
+		}
+	case processesGone:
+		if e := a.dying[msg.name]; e != nil && e.pid == nil && e.epoch == msg.epoch {
+			a.retired(c, e)
+		}
+	case startupTurn:
+		a.queued = false
+		if !a.stopping {
+			a.takeTurn(c)
 		}
 	default:
 		if a.stopping {
@@ -297,54 +330,78 @@ func (a *Actor) settled(c actor.Context, msg messages.ServerSettled) {
 	}
 }
 
-// nextTurn gives the next server its startup turn. It re-reads the file
-// first (L3): what was deleted, disabled or changed meanwhile counts.
+// nextTurn queues the next startup turn, unless one runs or is queued:
+// each turn is a message of its own, behind whatever the mailbox holds.
 func (a *Actor) nextTurn(c actor.Context) {
-	for a.turn == nil && len(a.startup) > 0 && !a.stopping {
-		name := a.startup[0]
-		a.startup = a.startup[1:]
-		e := a.servers[name]
-		if e == nil || e.managed {
-			continue
-		}
-		srv, ok := a.persisted(name)
-		if !ok { // deleted from the file by hand since start
-			if a.file != nil {
-				a.file.Remove(name)
-			}
-			e.onGone = a.forgetLogin(name)
-			a.drop(c, e)
-			a.publishConfig()
-			continue
-		}
-		e.good = srv
-		a.command(c, e, srv)
-		a.publishConfig()
-		if srv.Enabled && srv.Validate() == nil {
-			a.turn = e
-		}
+	if a.turn != nil || a.queued || len(a.startup) == 0 || a.stopping {
+		return
 	}
+	a.queued = true
+	c.Send(c.Self(), startupTurn{})
+}
+
+// takeTurn gives the next server its startup turn, on the file as it is
+// now (L3): what was deleted, disabled or changed meanwhile counts.
+func (a *Actor) takeTurn(c actor.Context) {
+	if a.turn != nil || len(a.startup) == 0 {
+		return
+	}
+	name := a.startup[0]
+	a.startup = a.startup[1:]
+	e := a.servers[name]
+	if e == nil || e.managed {
+		a.nextTurn(c)
+		return
+	}
+	srv, ok, changed := a.persisted(name)
+	if !ok { // deleted from the file by hand since start
+		if a.file != nil {
+			a.file.Remove(name)
+			a.filePos = positions{}
+		}
+		e.onGone = a.forgetLogin(name)
+		a.drop(c, e)
+		a.publishConfig()
+		a.nextTurn(c)
+		return
+	}
+	e.good = srv
+	a.command(c, e, srv)
+	if srv.Enabled && srv.Validate() == nil {
+		a.turn = e
+	}
+	if changed {
+		a.publishConfig()
+	}
+	a.nextTurn(c)
 }
 
 // persisted returns a server as the file holds it now, falling back to the
-// last good read when the file does not parse.
-func (a *Actor) persisted(name string) (config.Server, bool) {
-	if f, err := a.load(); err == nil {
-		if a.file != nil {
-			if srv, ok := f.Get(name); ok {
-				a.file.Put(srv)
-			}
+// last good read when the file does not parse. changed reports that the
+// running file (a.file) was updated to it.
+func (a *Actor) persisted(name string) (srv config.Server, ok, changed bool) {
+	f, err := a.current()
+	if err != nil {
+		if a.file == nil {
+			return config.Server{}, false, false
 		}
-		return f.Get(name)
+		srv, ok = a.filePos.get(a.file, name)
+		return srv, ok, false
 	}
-	if a.file == nil {
-		return config.Server{}, false
+	srv, ok = a.diskPos.get(f, name)
+	if ok && a.file != nil {
+		if cur, had := a.filePos.get(a.file, name); !had || !cur.Equal(srv) {
+			a.file.Put(srv)
+			a.filePos = positions{}
+			changed = true
+		}
 	}
-	return a.file.Get(name)
+	return srv, ok, changed
 }
 
 // drop removes a server from the running set: its tools go at once, its
-// actor is stopped, and its name is free again once the actor terminated.
+// actor is stopped, and its name is free again once the actor terminated
+// and its processes are gone (retire).
 func (a *Actor) drop(c actor.Context, e *entry) {
 	a.supersede(e, messages.ErrSuperseded)
 	if e.respawnTimer != nil {
@@ -354,11 +411,16 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	delete(a.servers, e.name)
 	a.Deps.Registry.RemoveServer(e.name)
 	a.Deps.Board.Delete(e.name)
-	if e.pid != nil {
+	switch {
+	case e.pid != nil:
 		c.Stop(e.pid)
 		a.dying[e.name] = e
-	} else if e.onGone != nil {
-		e.onGone()
+	case a.dying[e.name] == nil:
+		// Its actor died on its own; its processes may still be stopping.
+		a.dying[e.name] = e
+		a.retire(c, e)
+	case e.onGone != nil:
+		e.onGone() // never had an actor: an older one of the name still goes
 	}
 	a.startup = slices.DeleteFunc(a.startup, func(n string) bool { return n == e.name })
 	if a.turn == e {
@@ -371,10 +433,12 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 // runtime's readers.
 func (a *Actor) publishConfig() {
 	var list []config.Server
+	listed := map[string]bool{}
 	if a.file != nil {
 		for _, srv := range a.file.Servers {
 			if a.servers[srv.Name] != nil {
 				list = append(list, srv)
+				listed[srv.Name] = true
 			}
 		}
 	}
@@ -382,7 +446,7 @@ func (a *Actor) publishConfig() {
 	// start) are still shown, after the others, by name.
 	var extra []config.Server
 	for _, e := range a.servers {
-		if !slices.ContainsFunc(list, func(s config.Server) bool { return s.Name == e.name }) {
+		if !listed[e.name] {
 			extra = append(extra, e.cfg)
 		}
 	}

@@ -24,8 +24,10 @@ func (a *Actor) edit(change func(f *config.File) error) error {
 		return err
 	}
 	if err := a.Store.Save(f); err != nil {
+		a.forget() // what is on disk now is not known
 		return fmt.Errorf("saving the config: %w", err)
 	}
+	a.wrote(f)
 	a.file = f
 	a.publishConfig()
 	return nil
@@ -158,8 +160,8 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 }
 
 // remove removes a server from the file, stops it and answers once its
-// actor terminated, so no tool of it is registered any more. Its process
-// is stopped in the background, within the grace periods.
+// actor terminated and its processes are gone (within the grace periods),
+// so no tool of it is registered and no process of it runs any more.
 func (a *Actor) remove(c actor.Context, name string, reply chan<- error) error {
 	e, err := a.live(name)
 	if err != nil {
@@ -188,7 +190,7 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 	target := e.good
 	if !e.managed && e.epoch == 0 {
 		// Startup has not reached it: the file as it is now counts (L3).
-		if srv, ok := a.persisted(name); ok {
+		if srv, ok, _ := a.persisted(name); ok {
 			target = srv
 		}
 	}
@@ -212,6 +214,7 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 // reload re-reads the file and applies the differences to the running set.
 func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 	f, err := a.load()
+	a.forget() // a reload always reads; the next turn reads again once
 	if err != nil {
 		return messages.ReloadResult{Err: err}
 	}

@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"context"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -19,39 +21,78 @@ import (
 // removed one, or a death of its own (its tools went with it; its status
 // must not keep claiming otherwise).
 func (a *Actor) terminated(c actor.Context, who *actor.PID) {
-	for name, e := range a.dying {
-		if e.pid.Equal(who) {
-			delete(a.dying, name)
-			if e.onGone != nil {
-				e.onGone()
-			}
-			if a.stopping {
-				return
-			}
-			// A removed server's actor may publish "stopped" while it goes.
-			if next := a.servers[name]; next != nil {
-				a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
-				a.ensureActor(c, next)
-				a.deliver(c, next)
-			} else {
-				a.Deps.Board.Delete(name)
-			}
-			return
+	// A server actor's id is the manager's id, "/" and the server's name:
+	// find its record without scanning them all (10 000 servers stop at
+	// shutdown).
+	name, ok := strings.CutPrefix(who.Id, c.Self().Id+"/")
+	if !ok {
+		return
+	}
+	if e := a.dying[name]; e != nil && e.pid != nil && e.pid.Equal(who) {
+		e.pid = nil
+		a.retire(c, e)
+		return
+	}
+	e := a.servers[name]
+	if e == nil || e.pid == nil || !e.pid.Equal(who) {
+		return
+	}
+	e.pid = nil
+	if !a.stopping {
+		a.scheduleRespawn(c, e)
+		if a.turn == e {
+			a.turn = nil
+			a.nextTurn(c)
 		}
 	}
-	for _, e := range a.servers {
-		if e.pid == nil || !e.pid.Equal(who) {
-			continue
-		}
-		e.pid = nil
-		if !a.stopping {
-			a.scheduleRespawn(c, e)
-			if a.turn == e {
-				a.turn = nil
-				a.nextTurn(c)
-			}
-		}
+}
+
+// processesGone tells the manager that a removed server's processes are
+// gone (or the wait for them gave up).
+type processesGone struct {
+	name  string
+	epoch uint64
+}
+
+// retire finishes a removal once the server's actor terminated: it waits,
+// off the mailbox, until the server's processes are gone too (its
+// session's Close stops them in the background, within the grace
+// periods), so that the removal is answered when nothing of the server
+// runs any more, and a server added under the same name meanwhile starts
+// only then. While the manager stops, it finishes at once (Shutdown kills
+// what is left).
+func (a *Actor) retire(c actor.Context, e *entry) {
+	if a.stopping {
+		a.retired(c, e)
 		return
+	}
+	root, self, tracker := c.ActorSystem().Root, c.Self(), a.Deps.Procs
+	msg, bound := processesGone{name: e.name, epoch: e.epoch}, 4*a.Deps.Grace+2*time.Second
+	a.Deps.Work.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		tracker.WaitOwner(ctx, msg.name)
+		root.Send(self, msg)
+	})
+}
+
+// retired answers a removal and frees its name.
+func (a *Actor) retired(c actor.Context, e *entry) {
+	delete(a.dying, e.name)
+	if e.onGone != nil {
+		e.onGone()
+		e.onGone = nil
+	}
+	if a.stopping {
+		return
+	}
+	// A removed server's actor may publish "stopped" while it goes.
+	if next := a.servers[e.name]; next != nil {
+		a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
+		a.ensureActor(c, next)
+		a.deliver(c, next)
+	} else {
+		a.Deps.Board.Delete(e.name)
 	}
 }
 

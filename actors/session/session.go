@@ -10,7 +10,10 @@
 //     session runs.
 //   - Stopping cancels a pending dial and closes the connection in a
 //     tracked goroutine (in-flight calls cancelled, stdin closed, SIGTERM
-//     then SIGKILL to the process group). Whichever of the dial goroutine
+//     then SIGKILL to the process group, then SIGKILL to every process
+//     that carries the instance's mark). Until that is done the server's
+//     processes stay accounted for in Deps.Procs under its name, which is
+//     what a removal waits for. Whichever of the dial goroutine
 //     and Stopping comes second closes the connection, so a dial that
 //     completes after the stop never leaves a process behind.
 package session
@@ -130,6 +133,7 @@ func (a *Actor) start(c actor.Context) {
 	opts.Features = a.features(c)
 	opts.Tokens = a.deps.Tokens
 	opts.UserAction = a.user
+	opts.Procs = a.deps.Procs
 	opts.Login = a.loginFunc(c)
 	opts.RequestMark, opts.AllowPrivateOAuthHosts = a.deps.RequestMark, a.deps.AllowPrivateOAuthHosts
 	hand := a.hand

@@ -92,24 +92,7 @@ func TestRunServesAPI(t *testing.T) {
 	dir := t.TempDir()
 	ex := config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true}
 	testutil.WriteConfig(t, dir, ex)
-	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0")
-	logs := &lockedBuffer{}
-	cmd.Stderr = logs
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	}()
-	base := readListenLine(t, stdout, logs)
+	cmd, base, logs := startRun(t, dir)
 
 	get := func(path string, v any) int {
 		t.Helper()
@@ -170,7 +153,6 @@ func TestRunServesAPI(t *testing.T) {
 	}
 
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	stopped = true
 	if err := waitBounded(cmd, 30*time.Second); err != nil {
 		t.Fatalf("demo run after SIGTERM: %v (want exit 0)\n%s", err, logs.String())
 	}
@@ -180,6 +162,30 @@ func TestRunServesAPI(t *testing.T) {
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("the API still answers after demo run exited")
 	}
+}
+
+// startRun starts demo run on dir, listening on any free loopback port,
+// and returns it with its API's base URL and its logs. A test that fails
+// before it stopped demo run gets it killed.
+func startRun(t *testing.T, dir string) (*exec.Cmd, string, *lockedBuffer) {
+	t.Helper()
+	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0")
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, readListenLine(t, stdout, logs), logs
 }
 
 // readListenLine reads the "listening on http://ADDR" line from stdout
@@ -214,17 +220,7 @@ func TestRunStopsOnSIGINT(t *testing.T) {
 	dir := t.TempDir()
 	hung := config.Server{Name: "hung", Type: config.TypeLocal, Command: []string{demoBin, "serve", "-hang-initialize"}, Enabled: true}
 	testutil.WriteConfig(t, dir, hung)
-	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0")
-	logs := &lockedBuffer{}
-	cmd.Stderr = logs
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	base := readListenLine(t, stdout, logs)
+	cmd, base, logs := startRun(t, dir)
 	resp, err := http.Get(base + "/healthz")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz while the server hangs: %v %v", resp, err)

@@ -44,7 +44,7 @@ func runServe(args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug}, *listen)
+	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, Subreaper: true}, *listen)
 }
 
 func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {

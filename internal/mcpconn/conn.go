@@ -22,6 +22,7 @@ import (
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tokenstore"
 	"github.com/openprogram/mcpvisor/tools"
@@ -82,6 +83,10 @@ type Options struct {
 	// baseTransport, if set, is cloned instead of http.DefaultTransport
 	// (tests: a client that trusts an httptest TLS server).
 	baseTransport *http.Transport
+	// Procs accounts for a stdio server's processes under the server's
+	// name and marks them, so that those that leave the process group are
+	// killed at stop too. Nil: only the process group is killed.
+	Procs *procs.Tracker
 }
 
 // Conn is a connected, initialized MCP session with its tool list.
@@ -213,7 +218,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	switch {
 	case transport != nil:
 	case srv.Type == config.TypeLocal:
-		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace, opts.Go)
+		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace, opts.Go, opts.Procs.Begin(srv.Name))
 		transport = proc
 	default:
 		var err error

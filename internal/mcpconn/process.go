@@ -5,12 +5,15 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/procs"
 )
 
 // errStopped is returned by Connect once the transport was stopped: a dial
@@ -24,7 +27,10 @@ var errStopped = errors.New("stopped before the process started")
 //   - every close, ours or the SDK's own (a failed initialize, a lost
 //     session), goes through one stop sequence: close stdin; after grace
 //     SIGTERM the group; after another grace SIGKILL it;
-//   - a stop that comes before the process started prevents the start.
+//   - a stop that comes before the process started prevents the start;
+//   - its processes carry the instance's mark (internal/procs), and the
+//     stop ends with killing every marked process, those that left the
+//     group (setsid) included, before the instance is accounted gone.
 //
 // The SDK's own escalation (it signals only the leader) is pushed past ours
 // with a long TerminateDuration, so the SDK is left with only the reaping.
@@ -32,6 +38,7 @@ type stdioTransport struct {
 	inner mcp.CommandTransport
 	grace time.Duration
 	spawn func(func()) // runs tracked background work
+	proc  *procs.Proc  // the instance's account; nil: untracked
 
 	mu      sync.Mutex
 	conn    mcp.Connection // the SDK's connection, once the process started
@@ -42,9 +49,15 @@ type stdioTransport struct {
 }
 
 // newStdioTransport prepares (but does not start) the command of a server.
-func newStdioTransport(argv []string, env map[string]string, stderr *stderrWriter, grace time.Duration, spawn func(func())) *stdioTransport {
+func newStdioTransport(argv []string, env map[string]string, stderr *stderrWriter, grace time.Duration, spawn func(func()), proc *procs.Proc) *stdioTransport {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = mergeEnv(os.Environ(), env)
+	if mark := proc.Env(); mark != "" {
+		// Last, so that it wins over an inherited or configured one.
+		cmd.Env = append(slices.DeleteFunc(cmd.Env, func(kv string) bool {
+			return strings.HasPrefix(kv, procs.MarkEnv+"=")
+		}), mark)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = stderr
 	// A grandchild that inherited stderr could keep the pipe open after
@@ -54,6 +67,7 @@ func newStdioTransport(argv []string, env map[string]string, stderr *stderrWrite
 		inner: mcp.CommandTransport{Command: cmd, TerminateDuration: 3*grace + time.Second},
 		grace: grace,
 		spawn: spawn,
+		proc:  proc,
 		done:  make(chan struct{}),
 	}
 }
@@ -84,6 +98,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.proc.Started(t.inner.Command.Process.Pid)
 	t.conn = c
 	return &groupConn{Connection: c, t: t}, nil
 }
@@ -149,6 +164,7 @@ func (t *stdioTransport) waitStopped(limit time.Duration) {
 
 func (t *stdioTransport) terminate() {
 	defer close(t.done)
+	defer t.proc.End()
 	t.mu.Lock()
 	t.stopped = true
 	conn := t.conn
@@ -179,7 +195,9 @@ escalate:
 	<-reaped
 	// The leader is gone; anything it left in its group goes too.
 	killGroup(pgid, syscall.SIGKILL)
-	waitGroupGone(pgid, t.grace)
+	procs.WaitGroupGone(pgid, t.grace)
+	// Descendants that left the group (setsid) still carry the mark.
+	t.proc.KillStrays(t.grace)
 }
 
 // killGroup signals every process of the group. Its only expected error
@@ -187,15 +205,5 @@ escalate:
 func killGroup(pgid int, sig syscall.Signal) {
 	if pgid > 0 {
 		_ = syscall.Kill(-pgid, sig)
-	}
-}
-
-// waitGroupGone waits until no process of the group exists any more (a
-// just-killed process lingers for a moment until its parent reaps it), or
-// until limit.
-func waitGroupGone(pgid int, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	for syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -43,7 +43,14 @@ func moduleRoot() (string, error) {
 // ProcessesWithMarker returns the pids of live processes whose environment
 // holds MarkerEnv=value. Zombies count: a zombie is a process nobody reaped.
 func ProcessesWithMarker(value string) []int {
-	needle := []byte(MarkerEnv + "=" + value + "\x00")
+	return append(ProcessesWithEnv(MarkerEnv, value), zombieChildren()...)
+}
+
+// ProcessesWithEnv returns the pids of live processes (zombies not
+// included: their environment reads empty) whose environment holds
+// key=value.
+func ProcessesWithEnv(key, value string) []int {
+	needle := []byte(key + "=" + value + "\x00")
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -56,34 +63,98 @@ func ProcessesWithMarker(value string) []int {
 			// A zombie's environ reads empty; find zombies by parent below.
 			continue
 		}
-		if bytes.Contains(append(env, 0), needle) {
+		env = append(append([]byte{0}, env...), 0)
+		if bytes.Contains(env, append([]byte{0}, needle...)) {
 			pids = append(pids, pid)
 		}
 	}
-	return append(pids, zombieChildren()...)
+	return pids
+}
+
+// EnvOf returns the value of key in pid's environment, or "".
+func EnvOf(pid int, key string) string {
+	env, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
+			return string(v)
+		}
+	}
+	return ""
+}
+
+// Cmdline returns pid's argv, or nil once it is gone.
+func Cmdline(pid int) []string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 // zombieChildren returns exited children of this process that were never
 // reaped.
 func zombieChildren() []int {
 	entries, _ := os.ReadDir("/proc")
-	me := strconv.Itoa(os.Getpid())
 	var pids []int
 	for _, e := range entries {
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid ...; comm may hold spaces, so cut at the last ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) >= 2 && f[0] == "Z" && f[1] == me {
-			pid, _ := strconv.Atoi(e.Name())
+		if state, ppid, _ := stat(pid); state == "Z" && ppid == os.Getpid() {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// Alive reports whether pid exists and has not exited: a zombie (exited,
+// waiting for its parent; an orphan's parent is init, which in some
+// containers never reaps) is not alive.
+func Alive(pid int) bool {
+	state, _, _ := stat(pid)
+	return state != "" && state != "Z"
+}
+
+// LiveInGroup returns the processes of group pgid that are alive.
+func LiveInGroup(pgid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if state, _, pgrp := stat(pid); pgrp == pgid && state != "Z" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Parent returns pid's parent, or 0 once it is gone.
+func Parent(pid int) int {
+	_, ppid, _ := stat(pid)
+	return ppid
+}
+
+// stat returns pid's state, parent and process group, or "" once it is
+// gone.
+func stat(pid int) (state string, ppid, pgrp int) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return "", 0, 0
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces, so cut at the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return "", 0, 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 {
+		return "", 0, 0
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	pgrp, _ = strconv.Atoi(f[2])
+	return f[0], ppid, pgrp
 }

@@ -1,0 +1,99 @@
+package manager
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/openprogram/mcpvisor/config"
+)
+
+// onDisk is the manager's view of the config file as it is on disk, so
+// that a startup turn costs a stat, not a read and parse of the whole file
+// (with thousands of entries that made startup quadratic).
+//
+// The view is refreshed when the file's identity changed since it was
+// read: another inode (an atomic save, ours or an editor's), another size
+// or another modification time. Saves go through the manager, which
+// records what it wrote; a hand edit is seen at the next turn. An
+// in-place edit that keeps the size within one tick of the file system's
+// clock is missed until the next change or a reload, which always reads.
+type onDisk struct {
+	file *config.File // nil: unknown, or the file does not parse
+	err  error        // why file is nil
+	info fs.FileInfo  // identity of what file was read from; nil: no file
+	read bool         // file/err/info hold a read
+}
+
+// current returns the file as it is on disk now, reading it only if it
+// changed since the last read or write.
+func (a *Actor) current() (*config.File, error) {
+	info, statErr := a.statFile()
+	if a.disk.read && statErr == nil && sameFile(a.disk.info, info) {
+		return a.disk.file, a.disk.err
+	}
+	f, err := a.load()
+	a.disk = onDisk{file: f, err: err, info: info, read: true}
+	return f, err
+}
+
+// wrote records f as what the file holds now (the manager just saved it).
+func (a *Actor) wrote(f *config.File) {
+	info, err := a.statFile()
+	if err != nil {
+		a.disk = onDisk{}
+		return
+	}
+	a.disk = onDisk{file: f.Clone(), info: info, read: true}
+}
+
+// forget drops the view, so the next turn reads the file.
+func (a *Actor) forget() { a.disk = onDisk{} }
+
+// statFile stats the config file; a missing file has a nil info.
+func (a *Actor) statFile() (fs.FileInfo, error) {
+	path, err := a.Store.Path()
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return info, err
+}
+
+func sameFile(x, y fs.FileInfo) bool {
+	if x == nil || y == nil {
+		return x == nil && y == nil
+	}
+	return os.SameFile(x, y) && x.Size() == y.Size() && x.ModTime().Equal(y.ModTime())
+}
+
+// positions indexes the servers of one File by name, so that a startup
+// turn finds its entry in O(1) (File.Get scans). It is valid for the File
+// it was built from until that File's list changes: reset it then.
+type positions struct {
+	of *config.File
+	at map[string]int
+}
+
+// get returns a copy of the server called name in f.
+func (p *positions) get(f *config.File, name string) (config.Server, bool) {
+	if f == nil {
+		return config.Server{}, false
+	}
+	if p.of != f {
+		p.of, p.at = f, make(map[string]int, len(f.Servers))
+		for i, s := range f.Servers {
+			if _, dup := p.at[s.Name]; !dup {
+				p.at[s.Name] = i
+			}
+		}
+	}
+	i, ok := p.at[name]
+	if !ok || i >= len(f.Servers) || f.Servers[i].Name != name {
+		return config.Server{}, false
+	}
+	return f.Servers[i].Clone(), true
+}

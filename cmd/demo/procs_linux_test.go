@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+)
+
+// demo run is a child subreaper (issue 10, finding 10): a server's helper
+// that double-forked into a new session is adopted by demo run, killed
+// when its server is deleted, and reaped by demo run itself, so that not
+// even a zombie is left once DELETE answered.
+func TestRunReapsDescendantsThatLeftTheGroup(t *testing.T) {
+	dir := t.TempDir()
+	forker := config.Server{Name: "forker", Type: config.TypeLocal, Enabled: true,
+		Command: []string{"sh", "-c", `(setsid sleep 1000 &); exec "$1" serve`, "sh", demoBin}}
+	testutil.WriteConfig(t, dir, forker)
+	cmd, base, logs := startRun(t, dir)
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var st struct{ State string }
+		resp, err := http.Get(base + "/api/mcp/servers/forker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if st.State == "ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("forker = %q after 30s\n%s", st.State, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var sleeper int
+	for sleeper == 0 {
+		for _, pid := range testutil.ProcessesWithEnv(testutil.MarkerEnv, marker) {
+			if slices.Equal(testutil.Cmdline(pid), []string{"sleep", "1000"}) {
+				sleeper = pid
+			}
+		}
+		if sleeper == 0 && time.Now().After(deadline) {
+			t.Fatal("no setsid sleep after 30s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := testutil.Parent(sleeper); got != cmd.Process.Pid {
+		t.Errorf("the orphaned sleep's parent is %d, want demo run (%d), a subreaper", got, cmd.Process.Pid)
+	}
+
+	req, _ := http.NewRequest(http.MethodDelete, base+"/api/mcp/servers/forker", strings.NewReader("{}"))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	if err := syscall.Kill(sleeper, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the setsid sleep %d still exists (even as a zombie) after DELETE answered: %v", sleeper, err)
+	}
+
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := waitBounded(cmd, 30*time.Second); err != nil {
+		t.Fatalf("demo run after SIGTERM: %v\n%s", err, logs.String())
+	}
+}

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package procs
+
+import (
+	"errors"
+	"time"
+)
+
+// Without /proc there is no portable way to find the processes that carry
+// a mark: only the process group is killed (internal/mcpconn).
+func (t *Tracker) killMarked(func(string) bool, time.Duration) {}
+
+func becomeSubreaper() error {
+	return errors.New("a child subreaper needs Linux")
+}
+
+// exitedOnly cannot tell zombies apart without /proc: a process that
+// answers a signal counts as live.
+func exitedOnly(int) bool { return false }

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// manyDisabled returns n disabled servers followed by live, the config of
+// issue 10's finding 8 (2 500 disabled entries ahead of one live server
+// took 55 s to start, and API writes and SIGTERM waited).
+func manyDisabled(n int, live config.Server) []config.Server {
+	servers := make([]config.Server, 0, n+1)
+	for i := range n {
+		s := exampleServer(fmt.Sprintf("off%05d", i))
+		s.Enabled = false
+		servers = append(servers, s)
+	}
+	return append(servers, live)
+}
+
+// TestStartupTenThousandEntries: with 10 000 disabled entries ahead of a
+// live server, the management API answers while startup runs, the live
+// server becomes ready and Shutdown completes, each within seconds (the
+// bounds are generous for a loaded machine; before the fix each turn read
+// and parsed the whole file and startup took minutes).
+func TestStartupTenThousandEntries(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteConfig(t, dir, manyDisabled(10_000, exampleServer("live"))...)
+	began := time.Now()
+	rt := startIn(t, dir, Options{})
+	t.Logf("Start returned after %v", time.Since(began))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// A write through the API (saves the whole file) and a read, while
+	// startup walks the entries.
+	added := exampleServer("added")
+	added.Enabled = false
+	if _, err := rt.AddServer(ctx, added); err != nil {
+		t.Fatalf("AddServer during startup: %v", err)
+	}
+	if _, err := rt.Server("off09999"); err != nil {
+		t.Fatalf("Server during startup: %v", err)
+	}
+	t.Logf("API answered after %v", time.Since(began))
+	if took := time.Since(began); took > 15*time.Second {
+		t.Errorf("the API answered %v after Start; want seconds", took)
+	}
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := mustStatus(t, rt, "live")
+		if st.State == status.Ready {
+			break
+		}
+		if st.State != status.Starting || time.Now().After(deadline) {
+			t.Fatalf("live = %+v after %v", st, time.Since(began))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("live ready after %v", time.Since(began))
+	if st := mustStatus(t, rt, "off09999"); st.State != status.Disabled {
+		t.Errorf("off09999 = %+v", st)
+	}
+	if got := len(rt.Status().Servers); got != 10_002 {
+		t.Errorf("status lists %d servers, want 10002", got)
+	}
+
+	stopCtx, stopCancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer stopCancel()
+	if err := rt.Shutdown(stopCtx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}
