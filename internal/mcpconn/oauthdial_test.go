@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -14,15 +16,36 @@ import (
 	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
+// fakeResolver answers from a table; a name not in it does not resolve.
+type fakeResolver map[string][]netip.Addr
+
+func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if ips, ok := f[host]; ok {
+		return ips, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// evilDNS is a hostile server's own DNS: a public address and a loopback
+// or private one under the same name.
+var evilDNS = fakeResolver{
+	"mcp.evil.example": {netip.MustParseAddr("203.0.113.7"), netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("10.0.0.5")},
+}
+
 func TestOAuthDialGuard(t *testing.T) {
 	for _, tc := range []struct {
 		server, dial string
 		ok           bool
 	}{
 		{"127.0.0.1", "127.0.0.1:443", true},   // the MCP server's own host
-		{"localhost", "127.0.0.1:8080", true},  // its name resolves there
+		{"localhost", "127.0.0.1:8080", true},  // localhost: any loopback address
+		{"localhost", "127.0.0.2:8080", true},  // (the user chose the machine)
+		{"localhost", "[::1]:8080", true},      //
+		{"LocalHost.", "127.0.0.1:80", true},   //
+		{"localhost", "10.0.0.5:80", false},    // but no private address
 		{"127.0.0.1", "127.0.0.2:443", false},  // another loopback address
 		{"127.0.0.1", "[::1]:443", false},      // the same machine, another address
+		{"::1", "[::1]:443", true},             //
 		{"127.0.0.1", "10.1.2.3:443", false},   // private
 		{"127.0.0.1", "192.168.1.1:80", false}, // private
 		{"127.0.0.1", "169.254.169.254:80", false},
@@ -30,15 +53,39 @@ func TestOAuthDialGuard(t *testing.T) {
 		{"127.0.0.1", "0.0.0.0:80", false},
 		{"127.0.0.1", "[fe80::1]:80", false},
 		{"127.0.0.1", "[::ffff:10.0.0.1]:80", false},
+		{"127.0.0.1", "[64:ff9b::7f00:1]:80", false}, // NAT64 of 127.0.0.1
+		{"127.0.0.1", "[2002:a00:5::1]:80", false},   // 6to4 of 10.0.0.5
 		{"10.1.2.3", "10.1.2.3:443", true},
+		{"10.1.2.3", "[::ffff:10.1.2.3]:443", true},
 		{"mcp.example.com", "203.0.113.7:443", true}, // public: the SDK's rules and TLS apply
 		{"127.0.0.1", "8.8.8.8:443", true},
+		// A name is never resolved for the comparison: its owner's DNS
+		// names a loopback and a private address among its own.
+		{"mcp.evil.example", "127.0.0.1:7077", false},
+		{"mcp.evil.example", "10.0.0.5:443", false},
+		{"mcp.evil.example", "203.0.113.7:443", true},
 	} {
-		g := &dialGuard{serverHost: tc.server}
+		g := newDialGuard(tc.server, evilDNS)
 		err := g.control(context.Background(), "tcp", tc.dial, nil)
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrPrivateOAuthHost)) {
 			t.Errorf("server %s, dial %s: %v, want allowed=%v", tc.server, tc.dial, err, tc.ok)
 		}
+	}
+}
+
+// An MCP server known by name whose DNS also answers 127.0.0.2: its
+// OAuth endpoint on 127.0.0.2 gets no connection, whatever the name
+// resolves to.
+func TestOAuthTransportIgnoresTheServersDNS(t *testing.T) {
+	target, conns := testutil.OtherLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	client := &http.Client{Transport: oauthTransport(base, "https://mcp.evil.example/mcp", false, evilDNS)}
+	resp, err := client.Get(target + "/token")
+	if err == nil {
+		resp.Body.Close()
+	}
+	if !errors.Is(err, ErrPrivateOAuthHost) || !strings.Contains(err.Error(), "127.0.0.2") || conns.Load() != 0 {
+		t.Fatalf("GET %s: %v, %d connections; want ErrPrivateOAuthHost naming 127.0.0.2 and none", target, err, conns.Load())
 	}
 }
 
