@@ -166,7 +166,7 @@ func (g *dialGuard) check(ip netip.Addr, name string) error {
 	}
 	what := ip.String()
 	if name != "" {
-		what = fmt.Sprintf("%s (%s, before the proxy)", ip, name)
+		what = fmt.Sprintf("%s (%s, checked before the proxy)", ip, name)
 	}
 	return fmt.Errorf("%w: %s is not the MCP server's host %q (set the runtime's AllowPrivateOAuthHosts option to allow it)", ErrPrivateOAuthHost, what, g.serverHost)
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -134,5 +137,61 @@ func TestClientCredentialsTokenEndpointOnAnotherPrivateHost(t *testing.T) {
 				t.Fatalf("dial error %v with %d connections to the token endpoint, want a refusal naming 127.0.0.2 and none", err, conns.Load())
 			}
 		})
+	}
+}
+
+// With a proxy, the connection goes to the proxy, so the dial check
+// cannot see the endpoint: its host is checked (resolved, every address)
+// before the request is handed over, and a refused one never reaches
+// the proxy. The proxy itself, on loopback, is not checked.
+func TestOAuthTransportChecksTheHostBeforeAProxy(t *testing.T) {
+	var proxied atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		io.WriteString(w, "via proxy "+r.URL.Host)
+	}))
+	defer proxy.Close()
+	proxyURL, _ := url.Parse(proxy.URL)
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.Proxy = http.ProxyURL(proxyURL) // injected: ProxyFromEnvironment reads the environment once per process
+	dns := fakeResolver{
+		"auth.internal.example": {netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("10.0.0.5")},
+		"auth.nat64.example":    {netip.MustParseAddr("64:ff9b::7f00:1")},
+		"auth.example.com":      {netip.MustParseAddr("203.0.113.9")},
+	}
+	client := &http.Client{Transport: oauthTransport(base, "https://mcp.example.com/mcp", false, dns)}
+	for _, tc := range []struct {
+		url     string
+		refuse  string // what the error names; "" for a request the proxy gets
+		private bool   // the error is ErrPrivateOAuthHost (else: not resolved)
+	}{
+		{"http://auth.internal.example/token", "10.0.0.5", true},
+		{"http://auth.nat64.example/token", "64:ff9b::7f00:1", true},
+		{"http://10.0.0.5/token", "10.0.0.5", true},
+		{"http://169.254.169.254/latest/meta-data/", "169.254.169.254", true},
+		{"http://auth.unknown.example/token", "auth.unknown.example", false},
+		{"http://auth.example.com/token", "", false},
+	} {
+		before := proxied.Load()
+		resp, err := client.Get(tc.url)
+		got := proxied.Load() - before
+		if tc.refuse == "" {
+			if err != nil {
+				t.Errorf("GET %s: %v, want it through the proxy", tc.url, err)
+				continue
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if got != 1 || string(body) != "via proxy auth.example.com" {
+				t.Errorf("GET %s: %q, %d requests at the proxy, want it through the proxy", tc.url, body, got)
+			}
+			continue
+		}
+		if err == nil {
+			resp.Body.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.refuse) || errors.Is(err, ErrPrivateOAuthHost) != tc.private || got != 0 {
+			t.Errorf("GET %s: %v, %d requests at the proxy; want a refusal naming %s (private=%v) and none", tc.url, err, got, tc.refuse, tc.private)
+		}
 	}
 }
