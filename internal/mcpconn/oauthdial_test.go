@@ -102,25 +102,8 @@ func TestClientCredentialsTokenEndpointOnAnotherPrivateHost(t *testing.T) {
 			tokenURL, conns := testutil.OtherLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
 			}))
-			var srv *httptest.Server
-			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				switch r.URL.Path {
-				case "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource":
-					fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, srv.URL+"/mcp", srv.URL)
-				case "/.well-known/oauth-authorization-server":
-					fmt.Fprintf(w, `{"issuer":%q,"token_endpoint":%q,"code_challenge_methods_supported":["S256"]}`, srv.URL, tokenURL+"/token")
-				default:
-					w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, srv.URL))
-					http.Error(w, "unauthorized", http.StatusUnauthorized)
-				}
-			}))
-			defer srv.Close()
-			cfg := config.Server{Name: "cc", Type: config.TypeHTTP, URL: srv.URL + "/mcp", Enabled: true, TimeoutSeconds: 5,
-				Auth: &config.Auth{Kind: config.AuthClientCredentials, ClientID: "c1", ClientSecret: "cs-planted-0b1d"}}
-			var work sync.WaitGroup
-			_, err := Dial(context.Background(), Options{Server: cfg, Go: work.Go, AllowPrivateOAuthHosts: allow})
-			work.Wait()
+			auth := &config.Auth{Kind: config.AuthClientCredentials, ClientID: "c1", ClientSecret: "cs-planted-0b1d"}
+			err := dialOAuthServer(t, auth, func(string) string { return tokenURL + "/token" }, nil, allow)
 			if err == nil {
 				t.Fatal("connected without a token")
 			}
@@ -194,4 +177,79 @@ func TestOAuthTransportChecksTheHostBeforeAProxy(t *testing.T) {
 			t.Errorf("GET %s: %v, %d requests at the proxy; want a refusal naming %s (private=%v) and none", tc.url, err, got, tc.refuse, tc.private)
 		}
 	}
+}
+
+// An oauth server whose discovery answers redirect to 127.0.0.2: the
+// login's client follows redirected GETs (our redirect rule replaces the
+// SDK's), so the redirect's connection is refused where it is made and
+// 127.0.0.2 gets none, unless AllowPrivateOAuthHosts is set. (A refused
+// protected-resource document is not fatal: the SDK falls back to the
+// server's origin.)
+func TestOAuthDiscoveryRedirectToAnotherPrivateHost(t *testing.T) {
+	for _, code := range []int{http.StatusFound, http.StatusTemporaryRedirect} {
+		for _, paths := range [][]string{
+			{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"}, // the SDK tries both
+			{"/.well-known/oauth-authorization-server"},
+		} {
+			for _, allow := range []bool{false, true} {
+				t.Run(fmt.Sprint(code, paths[0], " allow=", allow), func(t *testing.T) {
+					other, conns := testutil.OtherLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						http.Error(w, "not found", http.StatusNotFound)
+					}))
+					var redirected atomic.Int32
+					handlers := map[string]http.HandlerFunc{}
+					for _, p := range paths {
+						handlers[p] = func(w http.ResponseWriter, r *http.Request) {
+							redirected.Add(1)
+							http.Redirect(w, r, other+r.URL.Path, code)
+						}
+					}
+					auth := &config.Auth{Kind: config.AuthOAuth, ClientID: "c1", ClientSecret: "cs-planted-0b1d"}
+					err := dialOAuthServer(t, auth, func(self string) string { return self + "/token" }, handlers, allow)
+					if err == nil || strings.Contains(err.Error(), "cs-planted-0b1d") {
+						t.Fatalf("dial: %v, want an error that does not quote the secret", err)
+					}
+					if redirected.Load() == 0 {
+						t.Fatalf("discovery never asked for %v: %v", paths, err)
+					}
+					if allow != (conns.Load() > 0) {
+						t.Fatalf("allow=%v: %d connections to 127.0.0.2 after %d redirects (%v)", allow, conns.Load(), redirected.Load(), err)
+					}
+					if !allow && len(paths) == 1 && (!strings.Contains(err.Error(), "private address") || !strings.Contains(err.Error(), "127.0.0.2")) {
+						t.Fatalf("dial: %v, want a refusal naming 127.0.0.2", err)
+					}
+				})
+			}
+		}
+	}
+}
+
+// dialOAuthServer dials a server on 127.0.0.1 with auth whose metadata
+// names tokenURL(its own URL), with handlers in place of its own for
+// some paths, and returns the dial's error.
+func dialOAuthServer(t *testing.T, auth *config.Auth, tokenURL func(self string) string, handlers map[string]http.HandlerFunc, allow bool) error {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := handlers[r.URL.Path]; h != nil {
+			h(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource":
+			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, srv.URL+"/mcp", srv.URL)
+		case "/.well-known/oauth-authorization-server":
+			fmt.Fprintf(w, `{"issuer":%q,"token_endpoint":%q,"authorization_endpoint":%q,"code_challenge_methods_supported":["S256"]}`, srv.URL, tokenURL(srv.URL), srv.URL+"/authorize")
+		default:
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, srv.URL))
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	cfg := config.Server{Name: "cc", Type: config.TypeHTTP, URL: srv.URL + "/mcp", Enabled: true, TimeoutSeconds: 5, Auth: auth}
+	var work sync.WaitGroup
+	_, err := Dial(context.Background(), Options{Server: cfg, Go: work.Go, AllowPrivateOAuthHosts: allow})
+	work.Wait()
+	return err
 }
