@@ -73,10 +73,16 @@ type Options struct {
 	// AllowPrivateOAuthHosts lets the OAuth endpoints of an oauth or
 	// client_credentials server (discovery, registration, token, refresh),
 	// which the server's metadata names, be on a loopback, private,
-	// link-local, shared or unspecified address other than the MCP
-	// server's own host. Default false: such a connection is refused, so
-	// a hostile server cannot point the runtime at services on the user's
-	// machine or network. The MCP server's own URL is never restricted.
+	// link-local, shared or unspecified address (or an IPv6 form that
+	// carries one: NAT64, 6to4, Teredo) other than the MCP server's own
+	// host. Default false: such a connection is refused, so a hostile
+	// server cannot point the runtime at services on the user's machine
+	// or network. The server's own host is the IP address in its URL, or
+	// any loopback address if its URL says localhost; a server known by
+	// any other name has none (its DNS is the server's to control), so its
+	// OAuth endpoints must be public unless this is set. Through a proxy
+	// the endpoint's host is resolved and checked before the request is
+	// handed over. The MCP server's own URL is never restricted.
 	AllowPrivateOAuthHosts bool
 
 	// Subreaper (Linux only; off by default, on in `demo run`) makes the

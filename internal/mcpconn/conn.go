@@ -77,7 +77,8 @@ type Options struct {
 	RequestMark string
 	// AllowPrivateOAuthHosts lets a remote server's OAuth endpoints be on
 	// loopback, private or link-local addresses other than the server's
-	// own host. Default false: those are refused (see oauthTransport).
+	// own host (the IP literal in its URL, or any loopback address for
+	// localhost). Default false: those are refused (see oauthTransport).
 	AllowPrivateOAuthHosts bool
 
 	// baseTransport, if set, is cloned instead of http.DefaultTransport

@@ -49,7 +49,7 @@ func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber
 	}
 	base = base.Clone()
 	r := &remoteParts{conns: base, closeAuth: func() {}}
-	r.oauthHTTP = &http.Client{Transport: markTransport{base: oauthTransport(base, srv.URL, opts.AllowPrivateOAuthHosts), mark: mark}}
+	r.oauthHTTP = &http.Client{Transport: markTransport{base: oauthTransport(base, srv.URL, opts.AllowPrivateOAuthHosts, nil), mark: mark}}
 	headers := requestHeaders(srv)
 	headers.Set(RequestMarkHeader, mark)
 	to := origin(u)
