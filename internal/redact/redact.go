@@ -184,26 +184,3 @@ func (s *Scrubber) Cut(text string, n int) string {
 	}
 	return text
 }
-
-// Error returns err with every known secret removed from its text. The
-// result still unwraps to err, so errors.Is and errors.As match its
-// sentinels and causes; only its text changes.
-func (s *Scrubber) Error(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if clean := s.String(msg); clean != msg {
-		return &scrubbedError{msg: clean, err: err}
-	}
-	return err
-}
-
-// scrubbedError is an error whose text had secrets removed.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 const planted = `MARK-s3cr3t/<v>&"q"+x=1`
@@ -83,11 +86,11 @@ func TestLearnWhileScrubbing(t *testing.T) {
 }
 
 func TestErrorKeepsItsCauses(t *testing.T) {
-	sentinel := errors.New("sentinel")
+	sentinel, other := errors.New("sentinel"), errors.New("other")
 	s := New("secret-value")
-	err := s.Error(fmt.Errorf("server said secret-value: %w", sentinel))
-	if strings.Contains(err.Error(), "secret-value") || !errors.Is(err, sentinel) {
-		t.Errorf("err = %v, Is sentinel = %v", err, errors.Is(err, sentinel))
+	err := s.Error(fmt.Errorf("server said secret-value: %w", sentinel), sentinel, other)
+	if strings.Contains(err.Error(), "secret-value") || !errors.Is(err, sentinel) || errors.Is(err, other) {
+		t.Errorf("err = %v, Is sentinel = %v, Is other = %v", err, errors.Is(err, sentinel), errors.Is(err, other))
 	}
 	if s.Error(nil) != nil {
 		t.Error("nil error became non-nil")
@@ -97,6 +100,52 @@ func TestErrorKeepsItsCauses(t *testing.T) {
 		t.Error("a nil Scrubber changed text")
 	}
 }
+
+// The scrubbed error unwraps to nothing that holds the secret: not the
+// original, not a *url.Error, and only a scrubbed copy of a JSON-RPC
+// error, whose code is kept and whose data is dropped; even when the text
+// had nothing to scrub.
+func TestErrorChainHoldsNoSecret(t *testing.T) {
+	s := New("secret-value")
+	rpc := &jsonrpc.Error{Code: -32001, Message: "echo secret-value", Data: json.RawMessage(`"secret-value"`)}
+	for name, orig := range map[string]error{
+		"in the text":     fmt.Errorf("calling: %w", &url.Error{Op: "Post", URL: "http://u:secret-value@h/", Err: rpc}),
+		"not in the text": fmt.Errorf("calling: %w", &hidden{err: rpc}),
+	} {
+		err := s.Error(orig, context.Canceled)
+		var links []error
+		for todo := []error{err}; len(todo) > 0; todo = todo[1:] {
+			links = append(links, todo[0])
+			switch u := todo[0].(type) {
+			case interface{ Unwrap() error }:
+				todo = append(todo, u.Unwrap())
+			case interface{ Unwrap() []error }:
+				todo = append(todo, u.Unwrap()...)
+			}
+		}
+		for _, l := range links {
+			if l != nil && strings.Contains(fmt.Sprintf("%v %+v %#v", l, l, l), "secret-value") {
+				t.Errorf("%s: link %T shows the secret", name, l)
+			}
+		}
+		var got *jsonrpc.Error
+		if !errors.As(err, &got) || got.Code != rpc.Code || got.Message != "echo "+Marker || got.Data != nil {
+			t.Errorf("%s: JSON-RPC error = %+v, want a scrubbed copy", name, got)
+		}
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			t.Errorf("%s: the *url.Error is still in the chain", name)
+		}
+		if errors.Is(err, context.Canceled) {
+			t.Errorf("%s: matches a kept error the original did not match", name)
+		}
+	}
+}
+
+// hidden is an error whose text does not show what it wraps.
+type hidden struct{ err error }
+
+func (h *hidden) Error() string { return "something failed" }
+func (h *hidden) Unwrap() error { return h.err }
 
 func TestCutDropsTheBeginningOfASecret(t *testing.T) {
 	s := New("0123456789")
