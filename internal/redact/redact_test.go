@@ -194,3 +194,59 @@ func TestLearnedValuesAreBounded(t *testing.T) {
 		t.Error("a huge value is not scrubbed as it is")
 	}
 }
+
+// worstLearned is a learned value that costs the most forms within the
+// bounds: maxFormsLen bytes of short lines, each with blanks to trim.
+func worstLearned(i int) string {
+	var b strings.Builder
+	for n := 0; b.Len() < maxFormsLen-16; n++ {
+		fmt.Fprintf(&b, " v%02d-%05d \n", i%100, n)
+	}
+	return b.String()
+}
+
+// A server cannot make Learn derive unbounded forms: a multi-line learned
+// value has at most maxFormsPerLearned, and the Scrubber at most
+// maxLearned times that, however its values are shaped; the value and its
+// first lines are still scrubbed.
+func TestLearnedFormsAreBounded(t *testing.T) {
+	s := New()
+	first := worstLearned(0)
+	s.Learn(first)
+	if n := len(s.load().forms); n > maxFormsPerLearned {
+		t.Fatalf("one learned value has %d forms, want at most %d", n, maxFormsPerLearned)
+	}
+	line := strings.TrimSpace(strings.SplitN(first, "\n", 2)[0])
+	if got := s.String(first + " " + line); got != Marker+" "+Marker {
+		t.Errorf("the value or its first line is not scrubbed: %q", got)
+	}
+	for i := range maxLearned {
+		s.Learn(worstLearned(i + 1))
+	}
+	if n := len(s.load().forms); n > maxLearned*maxFormsPerLearned {
+		t.Errorf("%d forms after %d worst-case values, want at most %d", n, maxLearned, maxLearned*maxFormsPerLearned)
+	}
+}
+
+// BenchmarkLearnAfterWorstCase is the cost of learning one token (a
+// refresh) once the Scrubber holds the worst-case values: many short
+// lines, or one long line each.
+func BenchmarkLearnAfterWorstCase(b *testing.B) {
+	for name, value := range map[string]func(int) string{
+		"lines": worstLearned,
+		"long":  func(i int) string { return strings.Repeat(fmt.Sprintf(`L%03d"+/<&`, i), maxFormsLen/10) + "x" },
+	} {
+		b.Run(name, func(b *testing.B) {
+			s := New()
+			for i := range maxLearned {
+				s.Learn(value(i))
+			}
+			n := 0
+			for b.Loop() {
+				n++
+				s.Learn(fmt.Sprintf("token-%d-%s", n, strings.Repeat("t", 1000)))
+			}
+			b.ReportMetric(float64(len(s.load().forms)), "forms")
+		})
+	}
+}
