@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"maps"
 	"net/url"
@@ -141,8 +142,10 @@ func (s Server) Equal(o Server) bool {
 
 // Secrets returns every non-empty secret value of s, without duplicates:
 // env and header values, the bearer token, the client secret, the private
-// key, and the password of the URL's userinfo, alone and as the "user:pass"
-// pair that Basic authentication base64-encodes. Loggers use it to redact
+// key, and the password of the URL's userinfo, alone, as the "user:pass"
+// pair and as that pair's base64, the Basic authentication credential (a
+// server echoing the header may encode it once more, and the redactor
+// derives the encoded forms of each value it is given). Loggers use it to redact
 // output of the server itself (for example a subprocess echoing its
 // environment).
 //
@@ -173,6 +176,9 @@ func (s Server) Secrets() []string {
 	pass, pair := urlPassword(s.URL)
 	add(pass)
 	add(pair)
+	if pair != "" {
+		add(base64.StdEncoding.EncodeToString([]byte(pair)))
+	}
 	return out
 }
 

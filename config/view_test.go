@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -126,7 +127,8 @@ func TestSecrets(t *testing.T) {
 	s.URL = "https://u:" + urlSecret + "@example.com/"
 	s.Env = map[string]string{"B": envSecret, "A": envSecret, "C": ""}
 	s.Auth.ClientSecret = clientSecret // invalid for bearer, but still a secret
-	want := []string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret, "u:" + urlSecret}
+	want := []string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret, "u:" + urlSecret,
+		base64.StdEncoding.EncodeToString([]byte("u:" + urlSecret))}
 	got := s.Secrets()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Secrets = %q, want %q", got, want)

@@ -84,22 +84,6 @@ func leak(t *testing.T, rt *testRuntime, name string, args map[string]any) strin
 	return err.Error()
 }
 
-// waitStatus polls the status of name until ok holds.
-func (rt *testRuntime) waitStatus(t *testing.T, name string, what string, ok func(status.Server) bool) status.Server {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, _ := rt.board.Get(name)
-		if ok(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: no %s after 30s: %+v", name, what, st)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // A local server echoing a multi-line env value and one full of characters
 // that JSON and URLs escape, in every encoding, into a JSON-RPC error and
 // its stderr; and one that dies printing the base64 of a multi-line value
@@ -122,7 +106,8 @@ func TestScrubEnvEchoedByLocalServer(t *testing.T) {
 	}
 	errText := leak(t, rt, "leaky", map[string]any{"env": []string{"MULTI", "SPECIAL"}})
 	// Two values, nine forms each, one "leak: " line per form.
-	rt.waitStatus(t, "leaky", "stderr lines of the leak", func(st status.Server) bool {
+	waitUntil(t, "stderr lines of the leak", func() bool {
+		st, _ := rt.board.Get("leaky")
 		n := 0
 		for _, l := range st.StderrTail {
 			if strings.HasPrefix(l, "leak: ") {
@@ -131,7 +116,8 @@ func TestScrubEnvEchoedByLocalServer(t *testing.T) {
 		}
 		return n >= 18
 	})
-	st := rt.waitStatus(t, "crasher", "last_error", func(st status.Server) bool { return st.LastError != "" })
+	var st status.Server
+	waitUntil(t, "crasher's last_error", func() bool { st, _ = rt.board.Get("crasher"); return st.LastError != "" })
 	if !strings.Contains(st.LastError, "last stderr line: \"[redacted]\"") {
 		t.Errorf("crasher's last_error does not show its last stderr line scrubbed")
 	}
@@ -139,7 +125,8 @@ func TestScrubEnvEchoedByLocalServer(t *testing.T) {
 }
 
 // A remote server whose URL has userinfo gets it as Basic authentication;
-// echoing that header must not reveal user:pass in base64 or the password.
+// echoing that header must not reveal user:pass in base64 or the password,
+// nor the header itself in any encoding (a server may base64 it again).
 func TestScrubURLUserinfoEchoed(t *testing.T) {
 	const user, pass = "alice", "pw-USERINFO-4c1d"
 	getServer := func(*http.Request) *mcp.Server {
@@ -157,7 +144,8 @@ func TestScrubURLUserinfoEchoed(t *testing.T) {
 	if !strings.Contains(errText, "Basic [redacted]") {
 		t.Errorf("the server did not get (or the error does not show) the Basic header, scrubbed")
 	}
-	assertScrubbed(t, rt, []string{pass, user + ":" + pass}, errText)
+	header := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	assertScrubbed(t, rt, []string{pass, user + ":" + pass, header}, errText)
 }
 
 // An oauth server echoing the bearer token it got, and every token it
@@ -170,13 +158,16 @@ func TestScrubOAuthTokensEchoedAfterRefresh(t *testing.T) {
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
 	rt.waitFor(t, "web", status.Ready)
 	args := map[string]any{"headers": []string{"Authorization", "X-Seen-Tokens"}}
-	errs := []string{leak(t, rt, "web", args)}
-	waitUntil(t, "a background refresh", func() bool { _, _, _, n := as.counts(); return n >= 1 })
-	errs = append(errs, leak(t, rt, "web", args))
-	var seen []string
-	as.with(func(a *authServer) { seen = append(seen, a.seenTokens...) })
-	if len(seen) < 2 {
-		t.Fatalf("the server saw %d tokens, want the first and a refreshed one", len(seen))
+	var errs, seen []string
+	// The refresh is counted when its request arrives; the new token is
+	// in use a moment later: call until the server has seen it.
+	waitUntil(t, "a refreshed token in use", func() bool {
+		errs = append(errs, leak(t, rt, "web", args))
+		as.with(func(a *authServer) { seen = append(seen[:0], a.seenTokens...) })
+		return len(seen) >= 2
+	})
+	if _, _, _, n := as.counts(); n < 1 {
+		t.Fatalf("the second token came without a refresh (%d refresh grants)", n)
 	}
 	assertScrubbed(t, rt, seen, errs...)
 	noLeaks(t, rt, errs...)

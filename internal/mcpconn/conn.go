@@ -224,7 +224,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	default:
 		var err error
 		if rem, err = remoteTransport(owner, opts, scrub, login, fatal); err != nil {
-			return nil, scrub.Error(fmt.Errorf("connecting %q: %w", srv.Name, err))
+			return nil, scrubError(scrub, fmt.Errorf("connecting %q: %w", srv.Name, err))
 		}
 		transport = rem.transport
 	}
@@ -273,7 +273,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			err = fmt.Errorf("%w: %w", failed, err)
 		}
 		authMu.Unlock()
-		return nil, scrub.Error(dialError(ctx, srv, err, tail, tailMark))
+		return nil, scrubError(scrub, dialError(ctx, srv, err, tail, tailMark))
 	}
 	// Once the dial is abandoned (or fails), the process is stopped at
 	// once, or never started if the connect goroutine has not got that far.
@@ -382,7 +382,7 @@ func (c *Conn) watch() {
 	} else if err == nil {
 		err = errors.New("server closed the connection")
 	}
-	c.lostErr = c.scrub.Error(fmt.Errorf("session of %q lost: %w", c.name, err))
+	c.lostErr = scrubError(c.scrub, fmt.Errorf("session of %q lost: %w", c.name, err))
 	close(c.done)
 }
 
@@ -466,9 +466,9 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case c.cause.Load() != nil:
 		// Ended from here (an answer over its bound, a refused refresh):
 		// that is the reason, which the SDK's text may have flattened.
-		return nil, c.scrub.Error(fmt.Errorf("calling %q on %q: %w", name, c.name, *c.cause.Load()))
+		return nil, scrubError(c.scrub, fmt.Errorf("calling %q on %q: %w", name, c.name, *c.cause.Load()))
 	}
-	return nil, c.scrub.Error(fmt.Errorf("calling %q on %q: %w", name, c.name, err))
+	return nil, scrubError(c.scrub, fmt.Errorf("calling %q on %q: %w", name, c.name, err))
 }
 
 // track registers a running call; false once Close began.

@@ -43,7 +43,7 @@ func (c *Conn) request(ctx context.Context, what string, f func(ctx context.Cont
 	case reqCtx.Err() != nil:
 		return fmt.Errorf("%s on %q: %w after %s (timeout_seconds)", what, c.name, tools.ErrTimeout, c.timeout)
 	}
-	return c.scrub.Error(fmt.Errorf("%s on %q: %w", what, c.name, err))
+	return scrubError(c.scrub, fmt.Errorf("%s on %q: %w", what, c.name, err))
 }
 
 // ListTools lists the server's tools anew (after a tools/list_changed).

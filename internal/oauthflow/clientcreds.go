@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -147,8 +148,11 @@ func NewClientCredentialsHandler(cfg ClientCredentials) (*ClientCredentialsHandl
 		}
 		h.secret = cfg.ClientSecret
 		// client_secret_basic sends both form-encoded, then base64 of the
-		// pair (RFC 6749 §2.3.1): the scrubber derives the base64 form.
-		h.scrub.Learn(cfg.ClientSecret, url.QueryEscape(cfg.ClientID)+":"+url.QueryEscape(cfg.ClientSecret))
+		// pair (RFC 6749 §2.3.1). That base64 is a secret of its own: a
+		// server echoing the header may encode it again, and the scrubber
+		// derives the encoded forms of each value it learns.
+		pair := url.QueryEscape(cfg.ClientID) + ":" + url.QueryEscape(cfg.ClientSecret)
+		h.scrub.Learn(cfg.ClientSecret, pair, base64.StdEncoding.EncodeToString([]byte(pair)))
 	case MethodPrivateKeyJWT:
 		if cfg.PrivateKey == nil {
 			return nil, fmt.Errorf("oauthflow: client credentials: %s requires a private key", method)

@@ -8,16 +8,6 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// cleanError is an error whose text was scrubbed of secrets; it still
-// matches the sentinels the original matched.
-type cleanError struct {
-	msg    string
-	causes []error
-}
-
-func (e *cleanError) Error() string   { return e.msg }
-func (e *cleanError) Unwrap() []error { return e.causes }
-
 // sentinels are what callers match a login error with.
 var sentinels = []error{ErrNeedsReauth, ErrLoginCancelled, context.Canceled, context.DeadlineExceeded}
 
@@ -37,12 +27,5 @@ func (h *AuthCode) clean(err error) error {
 			msg = msg[:i] + safeError(re, h.cfg.Scrubber).Error() + msg[i+len(re.Error()):]
 		}
 	}
-	msg = h.cfg.Scrubber.String(msg)
-	ce := &cleanError{msg: msg}
-	for _, s := range sentinels {
-		if errors.Is(err, s) {
-			ce.causes = append(ce.causes, s)
-		}
-	}
-	return ce
+	return h.cfg.Scrubber.ErrorText(msg, err, sentinels...)
 }

@@ -11,26 +11,58 @@ import (
 // runs of base64 would mask random text in long base64 strings by chance.
 const minCore = 16
 
+// encodedForms is the most forms encoded adds for one unit: 1 raw, 2 JSON,
+// 2 percent-encoded, 4 base64, 6 cores.
+const encodedForms = 15
+
 // forms returns every form of secret v that is scrubbed, each at least
 // MinLen bytes: v itself; each line of a multi-line v (PEM armour lines
 // excepted), as it is and without surrounding blanks; and for v and each
-// line, its JSON-escaped form (with and without HTML escaping), its
-// percent-encoded forms (query and path escaping), its base64 forms
-// (standard and URL-safe, padded and raw), and the aligned base64 cores of
-// v within a longer base64 string.
-func forms(v string) []string {
+// line, its encoded forms (see encoded). Of a learned v, only the first
+// maxLearnedLines lines are kept, without their encoded forms: a server
+// must not make one Learn derive thousands of forms.
+func forms(v string, learned bool) []string {
 	units := []string{v}
+	var lines []string
 	if strings.ContainsAny(v, "\r\n") {
 		for line := range strings.Lines(v) {
+			if learned && len(lines) >= 2*maxLearnedLines {
+				break
+			}
 			line = strings.TrimRight(line, "\r\n")
 			if isArmour(line) {
 				continue
 			}
-			if t := strings.TrimSpace(line); t != line && len(t) >= MinLen {
-				units = append(units, t)
+			t := strings.TrimSpace(line)
+			if t == line || len(t) < MinLen {
+				t = ""
 			}
-			units = append(units, line)
+			lines = append(lines, t, line)
 		}
+	}
+	if !learned {
+		units, lines = append(units, lines...), nil
+	}
+	var out []string
+	for _, l := range lines {
+		if len(l) >= MinLen {
+			out = append(out, l)
+		}
+	}
+	for _, u := range units {
+		out = append(out, encoded(u)...)
+	}
+	return out
+}
+
+// encoded returns unit u, if at least MinLen bytes, and its JSON-escaped
+// form (with and without HTML escaping), its percent-encoded forms (query
+// and path escaping), its base64 forms (standard and URL-safe, padded and
+// raw), and its aligned base64 cores within a longer base64 string; each
+// form at least MinLen bytes.
+func encoded(u string) []string {
+	if len(u) < MinLen {
+		return nil
 	}
 	var out []string
 	add := func(f string) {
@@ -38,21 +70,16 @@ func forms(v string) []string {
 			out = append(out, f)
 		}
 	}
-	for _, u := range units {
-		if len(u) < MinLen {
-			continue
-		}
-		add(u)
-		add(jsonEscaped(u, true))
-		add(jsonEscaped(u, false))
-		add(url.QueryEscape(u))
-		add(url.PathEscape(u))
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-			add(enc.EncodeToString([]byte(u)))
-		}
-		for _, c := range cores(u) {
-			add(c)
-		}
+	add(u)
+	add(jsonEscaped(u, true))
+	add(jsonEscaped(u, false))
+	add(url.QueryEscape(u))
+	add(url.PathEscape(u))
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		add(enc.EncodeToString([]byte(u)))
+	}
+	for _, c := range cores(u) {
+		add(c)
 	}
 	return out
 }

@@ -23,15 +23,22 @@ const MinLen = 6
 
 // Bounds on what a Scrubber learns, so that an authorization server that
 // issues a new token on every request, or huge ones, cannot make it hold
-// unbounded memory: the newest maxLearned values, at most maxLearnedBytes
-// of them, are kept (the oldest are forgotten first; configured secrets,
-// given to New, are never forgotten). A value longer than maxFormsLen is
-// scrubbed as it is only, not in its encoded forms (real tokens and client
-// assertions are a few KiB).
+// unbounded memory or spend unbounded time on each Learn: the newest
+// maxLearned values, at most maxLearnedBytes of them, are kept (the oldest
+// are forgotten first; configured secrets, given to New, are never
+// forgotten). A value longer than maxFormsLen is scrubbed as it is only,
+// not in its encoded forms (real tokens and client assertions are a few
+// KiB). Of a learned multi-line value (obtained tokens are single-line;
+// this is a server's doing) the first maxLearnedLines lines are scrubbed
+// too, as they are only. So a learned value has at most
+// maxFormsPerLearned forms, and a Scrubber at most maxLearned times that
+// besides its configured secrets' forms.
 const (
-	maxLearned      = 64
-	maxLearnedBytes = 1 << 20
-	maxFormsLen     = 16 << 10
+	maxLearned         = 64
+	maxLearnedBytes    = 1 << 20
+	maxFormsLen        = 16 << 10
+	maxLearnedLines    = 16
+	maxFormsPerLearned = encodedForms + 2*maxLearnedLines
 )
 
 // Scrubber masks every known secret, in each of the forms listed in
@@ -42,9 +49,26 @@ const (
 // A nil *Scrubber scrubs nothing.
 type Scrubber struct {
 	mu      sync.Mutex // serialises Learn
-	fixed   []string   // the configured secrets, given to New
-	learned []string   // obtained secrets, oldest first (see maxLearned)
+	fixed   []secret   // the configured secrets, given to New
+	learned []secret   // obtained secrets, oldest first (see maxLearned)
 	cur     atomic.Pointer[snapshot]
+}
+
+// secret is a known value and its forms, derived once.
+type secret struct {
+	v     string
+	forms []string
+}
+
+func newSecret(v string, learned bool) secret {
+	if len(v) > maxFormsLen {
+		return secret{v: v, forms: []string{v}}
+	}
+	return secret{v: v, forms: forms(v, learned)}
+}
+
+func index(list []secret, v string) int {
+	return slices.IndexFunc(list, func(s secret) bool { return s.v == v })
 }
 
 // snapshot is an immutable set of forms and its replacer.
@@ -58,8 +82,8 @@ type snapshot struct {
 func New(secrets ...string) *Scrubber {
 	s := &Scrubber{}
 	for _, v := range secrets {
-		if v != "" && !slices.Contains(s.fixed, v) {
-			s.fixed = append(s.fixed, v)
+		if v != "" && index(s.fixed, v) < 0 {
+			s.fixed = append(s.fixed, newSecret(v, false))
 		}
 	}
 	s.rebuild()
@@ -77,25 +101,26 @@ func (s *Scrubber) Learn(secrets ...string) {
 	defer s.mu.Unlock()
 	added := false
 	for _, v := range secrets {
-		if len(v) < MinLen && !strings.Contains(v, "\n") || slices.Contains(s.fixed, v) {
+		if len(v) < MinLen && !strings.Contains(v, "\n") || index(s.fixed, v) >= 0 {
 			continue
 		}
-		if i := slices.Index(s.learned, v); i >= 0 {
-			s.learned = append(slices.Delete(s.learned, i, i+1), v)
+		if i := index(s.learned, v); i >= 0 {
+			known := s.learned[i]
+			s.learned = append(slices.Delete(s.learned, i, i+1), known)
 			continue
 		}
-		s.learned = append(s.learned, v)
+		s.learned = append(s.learned, newSecret(v, true))
 		added = true
 	}
 	if !added {
 		return
 	}
 	size := 0
-	for _, v := range s.learned {
-		size += len(v)
+	for _, l := range s.learned {
+		size += len(l.v)
 	}
 	for len(s.learned) > 1 && (len(s.learned) > maxLearned || size > maxLearnedBytes) {
-		size -= len(s.learned[0])
+		size -= len(s.learned[0].v)
 		s.learned = s.learned[1:]
 	}
 	s.rebuild()
@@ -106,11 +131,7 @@ func (s *Scrubber) Learn(secrets ...string) {
 func (s *Scrubber) rebuild() {
 	set := map[string]bool{}
 	for _, v := range slices.Concat(s.fixed, s.learned) {
-		if len(v) > maxFormsLen {
-			set[v] = true
-			continue
-		}
-		for _, f := range forms(v) {
+		for _, f := range v.forms {
 			set[f] = true
 		}
 	}
@@ -184,26 +205,3 @@ func (s *Scrubber) Cut(text string, n int) string {
 	}
 	return text
 }
-
-// Error returns err with every known secret removed from its text. The
-// result still unwraps to err, so errors.Is and errors.As match its
-// sentinels and causes; only its text changes.
-func (s *Scrubber) Error(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if clean := s.String(msg); clean != msg {
-		return &scrubbedError{msg: clean, err: err}
-	}
-	return err
-}
-
-// scrubbedError is an error whose text had secrets removed.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }

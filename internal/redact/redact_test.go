@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 const planted = `MARK-s3cr3t/<v>&"q"+x=1`
@@ -83,11 +86,11 @@ func TestLearnWhileScrubbing(t *testing.T) {
 }
 
 func TestErrorKeepsItsCauses(t *testing.T) {
-	sentinel := errors.New("sentinel")
+	sentinel, other := errors.New("sentinel"), errors.New("other")
 	s := New("secret-value")
-	err := s.Error(fmt.Errorf("server said secret-value: %w", sentinel))
-	if strings.Contains(err.Error(), "secret-value") || !errors.Is(err, sentinel) {
-		t.Errorf("err = %v, Is sentinel = %v", err, errors.Is(err, sentinel))
+	err := s.Error(fmt.Errorf("server said secret-value: %w", sentinel), sentinel, other)
+	if strings.Contains(err.Error(), "secret-value") || !errors.Is(err, sentinel) || errors.Is(err, other) {
+		t.Errorf("err = %v, Is sentinel = %v, Is other = %v", err, errors.Is(err, sentinel), errors.Is(err, other))
 	}
 	if s.Error(nil) != nil {
 		t.Error("nil error became non-nil")
@@ -97,6 +100,52 @@ func TestErrorKeepsItsCauses(t *testing.T) {
 		t.Error("a nil Scrubber changed text")
 	}
 }
+
+// The scrubbed error unwraps to nothing that holds the secret: not the
+// original, not a *url.Error, and only a scrubbed copy of a JSON-RPC
+// error, whose code is kept and whose data is dropped; even when the text
+// had nothing to scrub.
+func TestErrorChainHoldsNoSecret(t *testing.T) {
+	s := New("secret-value")
+	rpc := &jsonrpc.Error{Code: -32001, Message: "echo secret-value", Data: json.RawMessage(`"secret-value"`)}
+	for name, orig := range map[string]error{
+		"in the text":     fmt.Errorf("calling: %w", &url.Error{Op: "Post", URL: "http://u:secret-value@h/", Err: rpc}),
+		"not in the text": fmt.Errorf("calling: %w", &hidden{err: rpc}),
+	} {
+		err := s.Error(orig, context.Canceled)
+		var links []error
+		for todo := []error{err}; len(todo) > 0; todo = todo[1:] {
+			links = append(links, todo[0])
+			switch u := todo[0].(type) {
+			case interface{ Unwrap() error }:
+				todo = append(todo, u.Unwrap())
+			case interface{ Unwrap() []error }:
+				todo = append(todo, u.Unwrap()...)
+			}
+		}
+		for _, l := range links {
+			if l != nil && strings.Contains(fmt.Sprintf("%v %+v %#v", l, l, l), "secret-value") {
+				t.Errorf("%s: link %T shows the secret", name, l)
+			}
+		}
+		var got *jsonrpc.Error
+		if !errors.As(err, &got) || got.Code != rpc.Code || got.Message != "echo "+Marker || got.Data != nil {
+			t.Errorf("%s: JSON-RPC error = %+v, want a scrubbed copy", name, got)
+		}
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			t.Errorf("%s: the *url.Error is still in the chain", name)
+		}
+		if errors.Is(err, context.Canceled) {
+			t.Errorf("%s: matches a kept error the original did not match", name)
+		}
+	}
+}
+
+// hidden is an error whose text does not show what it wraps.
+type hidden struct{ err error }
+
+func (h *hidden) Error() string { return "something failed" }
+func (h *hidden) Unwrap() error { return h.err }
 
 func TestCutDropsTheBeginningOfASecret(t *testing.T) {
 	s := New("0123456789")
@@ -143,5 +192,61 @@ func TestLearnedValuesAreBounded(t *testing.T) {
 	s.Learn(huge)
 	if s.String(huge) != Marker || s.Longest() != len(huge) {
 		t.Error("a huge value is not scrubbed as it is")
+	}
+}
+
+// worstLearned is a learned value that costs the most forms within the
+// bounds: maxFormsLen bytes of short lines, each with blanks to trim.
+func worstLearned(i int) string {
+	var b strings.Builder
+	for n := 0; b.Len() < maxFormsLen-16; n++ {
+		fmt.Fprintf(&b, " v%02d-%05d \n", i%100, n)
+	}
+	return b.String()
+}
+
+// A server cannot make Learn derive unbounded forms: a multi-line learned
+// value has at most maxFormsPerLearned, and the Scrubber at most
+// maxLearned times that, however its values are shaped; the value and its
+// first lines are still scrubbed.
+func TestLearnedFormsAreBounded(t *testing.T) {
+	s := New()
+	first := worstLearned(0)
+	s.Learn(first)
+	if n := len(s.load().forms); n > maxFormsPerLearned {
+		t.Fatalf("one learned value has %d forms, want at most %d", n, maxFormsPerLearned)
+	}
+	line := strings.TrimSpace(strings.SplitN(first, "\n", 2)[0])
+	if got := s.String(first + " " + line); got != Marker+" "+Marker {
+		t.Errorf("the value or its first line is not scrubbed: %q", got)
+	}
+	for i := range maxLearned {
+		s.Learn(worstLearned(i + 1))
+	}
+	if n := len(s.load().forms); n > maxLearned*maxFormsPerLearned {
+		t.Errorf("%d forms after %d worst-case values, want at most %d", n, maxLearned, maxLearned*maxFormsPerLearned)
+	}
+}
+
+// BenchmarkLearnAfterWorstCase is the cost of learning one token (a
+// refresh) once the Scrubber holds the worst-case values: many short
+// lines, or one long line each.
+func BenchmarkLearnAfterWorstCase(b *testing.B) {
+	for name, value := range map[string]func(int) string{
+		"lines": worstLearned,
+		"long":  func(i int) string { return strings.Repeat(fmt.Sprintf(`L%03d"+/<&`, i), maxFormsLen/10) + "x" },
+	} {
+		b.Run(name, func(b *testing.B) {
+			s := New()
+			for i := range maxLearned {
+				s.Learn(value(i))
+			}
+			n := 0
+			for b.Loop() {
+				n++
+				s.Learn(fmt.Sprintf("token-%d-%s", n, strings.Repeat("t", 1000)))
+			}
+			b.ReportMetric(float64(len(s.load().forms)), "forms")
+		})
 	}
 }

@@ -1,0 +1,33 @@
+package oauthflow
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/openprogram/mcpvisor/internal/redact"
+)
+
+// The client_secret_basic credential (the form-escaped pair, in base64)
+// is scrubbed also when a server echoes the whole Authorization header
+// encoded once more.
+func TestClientSecretBasicHeaderScrubbedEncoded(t *testing.T) {
+	const id, secret = "client id+1", "cs-BASIC-planted/4a7e"
+	scrub := redact.New()
+	if _, err := NewClientCredentialsHandler(ClientCredentials{ClientID: id, Method: MethodClientSecretBasic, ClientSecret: secret, Scrubber: scrub}); err != nil {
+		t.Fatal(err)
+	}
+	header := "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(id)+":"+url.QueryEscape(secret)))
+	for name, echo := range map[string]string{
+		"header":                header,
+		"header in base64":      base64.StdEncoding.EncodeToString([]byte(header)),
+		"header in base64url":   base64.RawURLEncoding.EncodeToString([]byte(header)),
+		"header JSON in base64": base64.StdEncoding.EncodeToString([]byte(`{"authorization":"` + header + `"}`)),
+	} {
+		got := scrub.String("echo " + echo + " end")
+		if strings.Contains(got, echo) || !strings.Contains(got, redact.Marker) {
+			t.Errorf("%s: not scrubbed", name) // (its text would show the secret)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package redact
+
+import (
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Error returns err with every known secret removed, from its text and
+// from everything it unwraps to. Any link of err's chain may hold a secret
+// its text does not show (a *url.Error's request, a server's JSON-RPC
+// error echoing a header, the SDK's copy of an error body), so the result
+// unwraps to none of them; it unwraps only to:
+//   - those of keep that err matches (errors.Is), so that callers still
+//     tell its outcome: pass every sentinel error a caller matches;
+//   - a copy of the first *jsonrpc.Error in err's chain, with its Message
+//     scrubbed and its Data dropped, so that a server's JSON-RPC error is
+//     still told as such (errors.As) with its code.
+//
+// A nil err stays nil.
+func (s *Scrubber) Error(err error, keep ...error) error {
+	if err == nil {
+		return nil
+	}
+	return s.ErrorText(err.Error(), err, keep...)
+}
+
+// ErrorText is [Scrubber.Error] for a caller that rewrote err's text
+// first (to drop a response body, say): the result says text, scrubbed,
+// and keeps of err's chain what Error keeps.
+func (s *Scrubber) ErrorText(text string, err error, keep ...error) error {
+	ce := &scrubbedError{msg: s.String(text)}
+	for _, k := range keep {
+		if errors.Is(err, k) {
+			ce.causes = append(ce.causes, k)
+		}
+	}
+	if rpc := (*jsonrpc.Error)(nil); errors.As(err, &rpc) {
+		ce.causes = append(ce.causes, &jsonrpc.Error{Code: rpc.Code, Message: s.String(rpc.Message)})
+	}
+	return ce
+}
+
+// scrubbedError is an error whose text had secrets removed, and whose
+// chain holds only what [Scrubber.Error] kept.
+type scrubbedError struct {
+	msg    string
+	causes []error
+}
+
+func (e *scrubbedError) Error() string   { return e.msg }
+func (e *scrubbedError) Unwrap() []error { return e.causes }
