@@ -68,6 +68,11 @@ type Deps struct {
 	AllowPrivateOAuthHosts bool
 	// Procs accounts for the stdio servers' processes, by server name.
 	Procs *procs.Tracker
+	// Gone, if set, is called (on the manager's mailbox; it must not
+	// block) once a removed server is gone for good: its actor stopped,
+	// its processes gone and no server of its name configured again, so
+	// that state kept by name can be dropped.
+	Gone func(name string)
 }
 
 // RestartPolicy is how a server actor restarts a lost session: after an

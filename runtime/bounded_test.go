@@ -119,15 +119,10 @@ func TestRemoteAnswerOverItsBound(t *testing.T) {
 // returns its status.
 func (rt *testRuntime) waitBack(t *testing.T, name string) status.Server {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, _ := rt.board.Get(name)
-		if st.State == status.Ready && st.Restarts > 0 {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not back after 30s: %+v", name, st)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var st status.Server
+	waitUntilWithin(t, 30*time.Second, name+" ready again after a restart", func() bool {
+		st, _ = rt.board.Get(name)
+		return st.State == status.Ready && st.Restarts > 0
+	})
+	return st
 }

@@ -24,12 +24,20 @@ func toolNames(rt *testRuntime, server string) []string {
 }
 
 // waitUntil polls cond for up to 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
+func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	waitUntilWithin(t, 10*time.Second, what, cond)
+}
+
+// waitUntilWithin polls cond for up to limit: the package's one
+// condition wait (for what a test cannot be told of by an event), so that
+// every wait is bounded and says what it waited for.
+func waitUntilWithin(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

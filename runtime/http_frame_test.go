@@ -29,12 +29,11 @@ func TestHTTPStdioFrameTooLarge(t *testing.T) {
 
 	// Ready again on a new process (the old one may still show as ready
 	// for a moment, before the loss is noticed).
-	deadline := time.Now().Add(30 * time.Second)
-	d := api.waitState("ex", status.Ready)
-	for d.PID == pid && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // polling, as waitState does
-		d = api.waitState("ex", status.Ready)
-	}
+	var d ServerDetail
+	waitUntilWithin(t, 30*time.Second, "ex ready on a new process", func() bool {
+		d = api.entry("ex")
+		return d.State == status.Ready && d.PID != pid
+	})
 	if d.PID == pid || d.Restarts < 1 || !strings.Contains(d.LastError, "16 MiB") {
 		t.Errorf("ex = %+v, want restarted with the frame error as last_error", d.ServerEntry)
 	}

@@ -80,6 +80,14 @@ func TestHTTPBadInput(t *testing.T) {
 		{"delete unknown", "DELETE", "/api/mcp/servers/nope", "application/json", `{}`, 404, "-", "nope"},
 		{"restart unknown", "POST", "/api/mcp/servers/nope/restart", "application/json", `{}`, 404, "-", "nope"},
 		{"call unknown", "POST", "/api/mcp/tools/nope__x/call", "application/json", `{}`, 404, "-", "nope__x"},
+
+		// Duplicate keys in the bodies of calls and prompts, at any depth.
+		{"call duplicate arguments", "POST", "/api/mcp/tools/ex__echo/call", "application/json", `{"arguments": {"text": "a"}, "arguments": {"text": "b"}}`, 400, "arguments", `duplicate key "arguments"`},
+		{"call duplicate argument", "POST", "/api/mcp/tools/ex__echo/call", "application/json", `{"arguments": {"text": "a", "text": "b"}}`, 400, "arguments.text", `duplicate key "arguments.text"`},
+		{"call duplicate nested key", "POST", "/api/mcp/tools/ex__echo/call", "application/json", `{"arguments": {"text": "a", "o": [{"k": 1, "k": 2}]}}`, 400, "arguments.o[0].k", `duplicate key`},
+		{"call duplicate deep down", "POST", "/api/mcp/tools/ex__echo/call", "application/json", `{"arguments": ` + strings.Repeat(`{"a": `, 500) + `{"k": 1, "k": 2}` + strings.Repeat(`}`, 500) + `}`, 400, "-", `duplicate key "arguments.a.a.`},
+		{"prompt duplicate arguments", "POST", "/api/mcp/prompts/ex__greet/get", "application/json", `{"arguments": {"name": "a"}, "arguments": {"name": "b"}}`, 400, "arguments", `duplicate key "arguments"`},
+		{"prompt duplicate argument", "POST", "/api/mcp/prompts/ex__greet/get", "application/json", `{"arguments": {"name": "a", "name": "b"}}`, 400, "arguments.name", `duplicate key "arguments.name"`},
 	}
 	before := readConfig(t, rt)
 	for _, tt := range tests {

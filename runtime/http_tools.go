@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -76,11 +77,21 @@ func (r *Runtime) handleCallTool(w http.ResponseWriter, req *http.Request) error
 }
 
 // decodeCallBody returns the "arguments" object of a call body, or nil when
-// the member is absent (or null).
+// the member is absent (or null). A key given twice anywhere in the body is
+// refused, naming it: decoded, the last would win silently, while the
+// server might read the first.
 func decodeCallBody(body []byte) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return nil, &apiError{Status: http.StatusBadRequest, Message: "request body must be a JSON object: " + jsonProblem(err)}
+	}
+	// body is valid JSON (just decoded), so DuplicateKey cannot fail.
+	if path, _ := config.DuplicateKey(body); path != "" {
+		e := &apiError{Status: http.StatusBadRequest, Message: "duplicate key " + quoteShort(path) + " in the request body"}
+		if len(path) <= maxFieldPath { // a deeper one is named (cut) in the message only
+			e.Field = path
+		}
+		return nil, e
 	}
 	for k := range fields {
 		if k != "arguments" {
@@ -96,6 +107,10 @@ func decodeCallBody(body []byte) (json.RawMessage, error) {
 	}
 	return json.RawMessage(args), nil
 }
+
+// maxFieldPath bounds the path an error answer gives as its field, so that
+// a deeply nested body is not echoed back.
+const maxFieldPath = 128
 
 // jsonProblem describes a decoding error without quoting the input (which
 // may hold a secret argument).

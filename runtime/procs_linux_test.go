@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"syscall"
@@ -30,18 +31,17 @@ func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) 
 // argv, and returns its pid.
 func waitForProcess(t *testing.T, argv ...string) int {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	found := 0
+	waitUntilWithin(t, 30*time.Second, fmt.Sprintf("a process %q", argv), func() bool {
 		for _, pid := range testutil.ProcessesWithEnv(testutil.MarkerEnv, marker) {
 			if slices.Equal(testutil.Cmdline(pid), argv) {
-				return pid
+				found = pid
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no process %q after 30s", argv)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false
+	})
+	return found
 }
 
 // readyPID waits for name to be ready and returns its process id.
@@ -94,7 +94,7 @@ func TestStopKillsDescendantsThatLeftTheGroup(t *testing.T) {
 		wait bool
 	}{
 		{name: "delete", stop: func(t *testing.T, rt *testRuntime) {
-			if a := serve(t, rt.Handler(), apiRequest{method: http.MethodDelete, path: "/api/mcp/servers/forker"}); a.code != http.StatusNoContent {
+			if a := serve(t, rt.Handler(), jsonRequest(http.MethodDelete, "/api/mcp/servers/forker", "")); a.code != http.StatusNoContent {
 				t.Fatalf("DELETE: %d %s", a.code, a.body)
 			}
 		}},
@@ -123,9 +123,8 @@ func TestStopKillsDescendantsThatLeftTheGroup(t *testing.T) {
 				t.Fatalf("the server's descendant carries no %s", procs.MarkEnv)
 			}
 			tc.stop(t, rt)
-			deadline := time.Now().Add(10 * time.Second)
-			for tc.wait && testutil.Alive(sleeper) && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
+			if tc.wait {
+				waitUntil(t, fmt.Sprintf("the setsid sleep %d to die (%s)", sleeper, tc.name), func() bool { return !testutil.Alive(sleeper) })
 			}
 			if testutil.Alive(sleeper) {
 				t.Errorf("the setsid sleep %d outlived its server (%s)", sleeper, tc.name)
@@ -147,7 +146,7 @@ func TestDeleteAnswersOnceTheProcessGroupIsGone(t *testing.T) {
 	if mark == "" {
 		t.Fatalf("the server carries no %s", procs.MarkEnv)
 	}
-	if a := serve(t, rt.Handler(), apiRequest{method: http.MethodDelete, path: "/api/mcp/servers/slow"}); a.code != http.StatusNoContent {
+	if a := serve(t, rt.Handler(), jsonRequest(http.MethodDelete, "/api/mcp/servers/slow", "")); a.code != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", a.code, a.body)
 	}
 	if !gone(pid) {

@@ -48,6 +48,7 @@ type Runtime struct {
 	prompts  *prompts.Registry
 	board    *status.Board
 	procs    *procs.Tracker
+	gate     *requestGate // the limits of the requests servers send
 	system   *actor.ActorSystem
 	manager  *actor.PID
 	work     sync.WaitGroup
@@ -123,7 +124,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		// keep it short so a stopped runtime is quiet soon after.
 		actor.WithDeadLetterThrottleInterval(100*time.Millisecond),
 	)
-	gate := newRequestGate(opts.ServerRequests, opts.Logger, r.board)
+	r.gate = newRequestGate(opts.ServerRequests, opts.Logger, r.board)
+	gate := r.gate
 	sample := guard(gate, "sampling/createMessage", func(req *mcp.CreateMessageRequest) any { return req.Params }, sampler(opts.Sample))
 	elicit := guard(gate, "elicitation/create", func(req *mcp.ElicitRequest) any { return req.Params }, elicitor(opts.Elicit))
 	deps := &actors.Deps{
@@ -146,6 +148,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Config:       &r.config,
 		ConfigError:  &r.configError,
 		Procs:        r.procs,
+		Gone:         gate.forget,
 	}
 	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts
 	ready := make(chan struct{})

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/time/rate"
 
+	"github.com/openprogram/mcpvisor/internal/loggate"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -21,8 +22,10 @@ import (
 // neither slows another server nor its own elicitation. A request beyond a
 // limit is answered at once with a JSON-RPC error naming the limit, the
 // host's callback is not called, the refusal is logged (Warn, the server's
-// name and the limit, never the request) and counted in the server's
-// status (requests_refused).
+// name and the limit, never the request; rate-limited per server like its
+// stderr: a burst of 100 records, then one a second, with a count of the
+// records suppressed) and counted in the server's status
+// (requests_refused, every refusal).
 //
 // The zero value means the defaults; a negative field turns its limit off.
 // The limits apply only to a callback the host set: without one, requests
@@ -78,18 +81,24 @@ func (l ServerRequestLimits) withDefaults() ServerRequestLimits {
 }
 
 // requestGate applies ServerRequestLimits. One per Runtime; it keeps one
-// counter and bucket per server and kind, for as long as the Runtime (the
-// names are the configured ones, so they are bounded by the config).
+// counter and bucket per server and kind, and the rate limit of each
+// server's refusal records, from a server's first request until the server
+// is removed (forget), so that it holds only live servers however many
+// names come and go.
 type requestGate struct {
 	limits ServerRequestLimits
 	logger *slog.Logger
 	board  *status.Board
 
-	mu    sync.Mutex
-	gates map[gateKey]*serverGate
+	mu      sync.Mutex
+	servers map[string]*serverRequests
 }
 
-type gateKey struct{ server, method string }
+// serverRequests is one server's state.
+type serverRequests struct {
+	kinds map[string]*serverGate // by method
+	logs  loggate.Gate           // of its refusal records
+}
 
 // serverGate is one server's state for one kind of request.
 type serverGate struct {
@@ -97,8 +106,35 @@ type serverGate struct {
 	bucket  *rate.Limiter
 }
 
+// What the suppressed-count record of a server's refusals names.
+const refusalRecords = "refusal records of a server"
+
 func newRequestGate(l ServerRequestLimits, logger *slog.Logger, board *status.Board) *requestGate {
-	return &requestGate{limits: l.withDefaults(), logger: logger, board: board, gates: map[gateKey]*serverGate{}}
+	return &requestGate{limits: l.withDefaults(), logger: logger, board: board, servers: map[string]*serverRequests{}}
+}
+
+// server returns a server's state, made on its first request; under g.mu.
+func (g *requestGate) server(name string) *serverRequests {
+	sr := g.servers[name]
+	if sr == nil {
+		sr = &serverRequests{kinds: map[string]*serverGate{}}
+		sr.logs.Now = g.limits.now
+		g.servers[name] = sr
+	}
+	return sr
+}
+
+// forget drops a removed server's state, logging the count of its
+// refusal records that were suppressed. A server added later under the
+// same name starts afresh.
+func (g *requestGate) forget(name string) {
+	g.mu.Lock()
+	sr := g.servers[name]
+	delete(g.servers, name)
+	g.mu.Unlock()
+	if sr != nil {
+		sr.logs.Flush(g.logger.With("server", name), refusalRecords)
+	}
 }
 
 // guard wraps a host callback (nil stays nil) with the limits for method;
@@ -126,17 +162,18 @@ func guard[Req, Res any](g *requestGate, method string, params func(Req) any,
 func (g *requestGate) admit(server, method string, params any) (release func(), err error) {
 	l := g.limits
 	g.mu.Lock()
-	sg := g.gates[gateKey{server, method}]
+	sr := g.server(server)
+	sg := sr.kinds[method]
 	if sg == nil {
 		sg = &serverGate{bucket: rate.NewLimiter(rate.Limit(float64(l.PerMinute)/60), l.Burst)}
 		if l.PerMinute < 0 {
 			sg.bucket = rate.NewLimiter(rate.Inf, 0)
 		}
-		g.gates[gateKey{server, method}] = sg
+		sr.kinds[method] = sg
 	}
 	if l.MaxConcurrent > 0 && sg.running >= l.MaxConcurrent {
 		g.mu.Unlock()
-		return nil, g.refuse(server, method, "max_concurrent", codeRequestRefused,
+		return nil, g.refuse(sr, server, method, "max_concurrent", codeRequestRefused,
 			fmt.Sprintf("more than %d at once from this server", l.MaxConcurrent))
 	}
 	sg.running++
@@ -150,23 +187,25 @@ func (g *requestGate) admit(server, method string, params any) (release func(), 
 		raw, err := json.Marshal(params)
 		if err != nil || len(raw) > l.MaxBytes {
 			release()
-			return nil, g.refuse(server, method, "max_bytes", codeRequestTooLarge,
+			return nil, g.refuse(sr, server, method, "max_bytes", codeRequestTooLarge,
 				fmt.Sprintf("its params are %d bytes of JSON, over the limit of %d", len(raw), l.MaxBytes))
 		}
 	}
 	if !sg.bucket.AllowN(l.now(), 1) {
 		release()
-		return nil, g.refuse(server, method, "rate", codeRequestRefused,
+		return nil, g.refuse(sr, server, method, "rate", codeRequestRefused,
 			fmt.Sprintf("more than %d per minute (burst %d) from this server; try again later", l.PerMinute, l.Burst))
 	}
 	return release, nil
 }
 
-// refuse is the one place a refusal is reported: the log line, the count
-// in the server's status, and the error the server gets. (A later typed
-// event replaces the first two.)
-func (g *requestGate) refuse(server, method, limit string, code int64, why string) error {
-	g.logger.Warn("refused a request from a server", "server", server, "method", method, "limit", limit)
+// refuse is the one place a refusal is reported: the log record
+// (rate-limited), the count in the server's status (exact), and the error
+// the server gets. (A later typed event replaces the first two.)
+func (g *requestGate) refuse(sr *serverRequests, server, method, limit string, code int64, why string) error {
+	sr.logs.Log(g.logger.With("server", server), refusalRecords, func() {
+		g.logger.Warn("refused a request from a server", "server", server, "method", method, "limit", limit)
+	})
 	g.board.CountRefused(server)
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("the MCP host refused %s (limit %s): %s", method, limit, why)}
 }

@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/loggate"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -247,4 +251,88 @@ func TestSamplingFloodInputRequests(t *testing.T) {
 	if n := mustStatus(t, rt, "ex").RequestsRefused; n < 1 {
 		t.Errorf("requests_refused = %d, want the refusals counted", n)
 	}
+}
+
+// TestRefusalFloodIsRateLimitedInTheLog: a server refused 10 000 times
+// reaches the log as the log gate's burst, then one record a second after
+// a count of the suppressed ones, while its status counts every refusal.
+// The clock is the test's: nothing sleeps.
+func TestRefusalFloodIsRateLimitedInTheLog(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	board := status.NewBoard()
+	board.Set(status.Server{Name: "a"}, nil)
+	logs := &testutil.Buffer{}
+	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }},
+		slog.New(slog.NewJSONHandler(logs, nil)), board)
+	refuse := func() {
+		if _, err := g.admit("a", "sampling/createMessage", "too large"); err == nil {
+			t.Fatal("a request over MaxBytes went through")
+		}
+	}
+	const flood = 10_000
+	for range flood {
+		refuse()
+	}
+	records := func() []string { return strings.Split(strings.TrimSpace(logs.String()), "\n") }
+	if n := len(records()); n != loggate.Burst {
+		t.Fatalf("%d refusals logged %d records, want the burst of %d", flood, n, loggate.Burst)
+	}
+	now = now.Add(time.Second)
+	refuse()
+	tail := records()[loggate.Burst:]
+	if len(tail) != 2 || !strings.Contains(tail[0], `"msg":"refusal records of a server suppressed"`) ||
+		!strings.Contains(tail[0], `"server":"a"`) || !strings.Contains(tail[0], fmt.Sprintf(`"suppressed":%d`, flood-loggate.Burst)) ||
+		!strings.Contains(tail[1], "refused a request from a server") {
+		t.Fatalf("after a second the log got %q, want the count of %d suppressed records, then the refusal", tail, flood-loggate.Burst)
+	}
+	refuse() // suppressed: logged as a count when the server goes
+	g.forget("a")
+	if tail := records()[loggate.Burst+2:]; len(tail) != 1 || !strings.Contains(tail[0], `"suppressed":1`) {
+		t.Fatalf("when the server went the log got %q, want a count of 1 suppressed record", tail)
+	}
+	if st, _ := board.Get("a"); st.RequestsRefused != flood+2 {
+		t.Errorf("requests_refused = %d, want every refusal counted: %d", st.RequestsRefused, flood+2)
+	}
+}
+
+// TestRequestGateForgetsRemovedServers: the request limits' state is kept
+// by server name; after many servers of new names were added, asked the
+// host and were removed, it holds only the live server.
+func TestRequestGateForgetsRemovedServers(t *testing.T) {
+	rt := start(t, Options{Sample: func(context.Context, SamplingRequest) (SamplingResult, error) {
+		return SamplingResult{}, nil
+	}})
+	ask := func(name string) {
+		release, err := rt.gate.admit(name, "sampling/createMessage", "hi")
+		if err != nil {
+			t.Fatalf("a request of %s: %v", name, err)
+		}
+		release()
+	}
+	server := func(name string) config.Server {
+		s := exampleServer(name)
+		s.Enabled = false // no process: the gate's state is what is tested
+		return s
+	}
+	if _, err := rt.AddServer(t.Context(), server("keep")); err != nil {
+		t.Fatal(err)
+	}
+	ask("keep")
+	const cycles = 20
+	for i := range cycles {
+		name := fmt.Sprintf("churn-%d", i)
+		if _, err := rt.AddServer(t.Context(), server(name)); err != nil {
+			t.Fatal(err)
+		}
+		ask(name)
+		if err := rt.RemoveServer(t.Context(), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := func() []string {
+		rt.gate.mu.Lock()
+		defer rt.gate.mu.Unlock()
+		return slices.Sorted(maps.Keys(rt.gate.servers))
+	}
+	waitUntil(t, "the gate to hold only the live server", func() bool { return slices.Equal(live(), []string{"keep"}) })
 }

@@ -53,17 +53,13 @@ func TestStartupTenThousandEntries(t *testing.T) {
 		t.Errorf("the API answered %v after Start; want seconds", took)
 	}
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitUntilWithin(t, 30*time.Second, "live ready", func() bool {
 		st := mustStatus(t, rt, "live")
-		if st.State == status.Ready {
-			break
-		}
-		if st.State != status.Starting || time.Now().After(deadline) {
+		if st.State != status.Ready && st.State != status.Starting {
 			t.Fatalf("live = %+v after %v", st, time.Since(began))
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return st.State == status.Ready
+	})
 	t.Logf("live ready after %v", time.Since(began))
 	if st := mustStatus(t, rt, "off09999"); st.State != status.Disabled {
 		t.Errorf("off09999 = %+v", st)

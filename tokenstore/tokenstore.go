@@ -219,11 +219,11 @@ func (s Store) OpenModes(names []string) []string {
 			continue
 		}
 		if i == 0 {
-			if p := config.ModeProblem(filepath.Dir(path), "login dir", 0o022, "writable"); p != "" {
+			if p := atomicfile.ModeProblem(filepath.Dir(path), "login dir", 0o022, "writable"); p != "" {
 				out = append(out, p)
 			}
 		}
-		if p := config.ModeProblem(path, "stored login", 0o044, "readable"); p != "" {
+		if p := atomicfile.ModeProblem(path, "stored login", 0o044, "readable"); p != "" {
 			out = append(out, p)
 		}
 	}

@@ -93,6 +93,9 @@ func (a *Actor) retired(c actor.Context, e *entry) {
 		a.deliver(c, next)
 	} else {
 		a.Deps.Board.Delete(e.name)
+		if a.Deps.Gone != nil {
+			a.Deps.Gone(e.name)
+		}
 	}
 }
 

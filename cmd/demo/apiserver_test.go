@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -144,4 +145,38 @@ func TestAPIServerLongToolCall(t *testing.T) {
 		t.Fatalf("a 1.5 s call: %d %s, want 200 with its answer", resp.StatusCode, got)
 	}
 	client.CloseIdleConnections()
+}
+
+// TestAPIServerClosesIdleConnections: a kept-alive connection that sends
+// no next request is closed by the server after its Idle timeout (1 s
+// here), not left open, and not cut at the shorter Read timeout (500 ms,
+// which net/http would use for an unset Idle).
+func TestAPIServerClosesIdleConnections(t *testing.T) {
+	addr := serveTestAPI(t)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second)) // bounds the whole test
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK || resp.Close {
+		t.Fatalf("GET /healthz: %d (close %v), %v; want 200 on a kept-alive connection", resp.StatusCode, resp.Close, err)
+	}
+	idle := time.Now()
+	n, err := r.Read(make([]byte, 1))
+	elapsed := time.Since(idle)
+	if n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("the idle connection gave %d bytes, %v after %v; want EOF: closed by the server", n, err, elapsed)
+	}
+	if elapsed < testTimeouts.Idle*3/4 || elapsed > testTimeouts.Idle+3*time.Second {
+		t.Errorf("the idle connection was closed after %v, want about the Idle timeout of %v", elapsed, testTimeouts.Idle)
+	}
 }

@@ -1,7 +1,8 @@
 // Package atomicfile reads and writes files that hold secrets: written
 // owner-only from the first byte and replaced atomically, so that a crash
 // leaves either the old or the new content, never a mix; read with a bound,
-// so that a huge file cannot take the memory of the process.
+// so that a huge file cannot take the memory of the process; and checked
+// for being open to other users (ModeProblem), for a warning.
 //
 // A symbolic link is written through, never replaced: the new content goes
 // to the file the link points to (the temporary file is made next to that

@@ -248,7 +248,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 
 	progress := &progressRouter{}
-	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, scrub))
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, scrub, tail))
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}

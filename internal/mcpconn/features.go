@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/internal/loggate"
 	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -45,7 +46,7 @@ var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sa
 // clientOptions builds the SDK client options: the host's features, the
 // server's log notifications to the logger, progress to per-call
 // callbacks.
-func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, scrub *redact.Scrubber) *mcp.ClientOptions {
+func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, scrub *redact.Scrubber, tail *Tail) *mcp.ClientOptions {
 	sample := f.Sample
 	if sample == nil {
 		// Advertised anyway, so a server can tell "not configured" from
@@ -73,7 +74,7 @@ func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, sc
 			notify(ListResources)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			serverLog(ctx, logger, scrub, req.Params)
+			serverLog(ctx, logger, &tail.serverLogs, scrub, req.Params)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			progress.deliver(ctx, logger, scrub, req.Params)
@@ -83,34 +84,37 @@ func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, sc
 
 // serverLog passes a server's notifications/message to the host's logger,
 // which already carries the server's name, with the server's secrets
-// scrubbed like its stderr.
-func serverLog(ctx context.Context, logger *slog.Logger, scrub *redact.Scrubber, p *mcp.LoggingMessageParams) {
+// scrubbed like its stderr and, like it, rate-limited by gate (a message
+// kept from the log costs no formatting).
+func serverLog(ctx context.Context, logger *slog.Logger, gate *loggate.Gate, scrub *redact.Scrubber, p *mcp.LoggingMessageParams) {
 	if p == nil {
 		return
 	}
-	level := slog.LevelInfo
-	switch p.Level {
-	case "debug":
-		level = slog.LevelDebug
-	case "notice", "info":
-	case "warning":
-		level = slog.LevelWarn
-	default: // error, critical, alert, emergency
-		level = slog.LevelError
-	}
-	data := ""
-	switch d := p.Data.(type) {
-	case string:
-		data = d
-	default:
-		raw, _ := json.Marshal(d)
-		data = string(raw)
-	}
-	attrs := []any{"mcp_level", string(p.Level), "data", scrub.String(data)}
-	if p.Logger != "" {
-		attrs = append(attrs, "logger", scrub.String(p.Logger))
-	}
-	logger.Log(ctx, level, "server log", attrs...)
+	gate.Log(logger, serverLogRecords, func() {
+		level := slog.LevelInfo
+		switch p.Level {
+		case "debug":
+			level = slog.LevelDebug
+		case "notice", "info":
+		case "warning":
+			level = slog.LevelWarn
+		default: // error, critical, alert, emergency
+			level = slog.LevelError
+		}
+		data := ""
+		switch d := p.Data.(type) {
+		case string:
+			data = d
+		default:
+			raw, _ := json.Marshal(d)
+			data = string(raw)
+		}
+		attrs := []any{"mcp_level", string(p.Level), "data", scrub.String(data)}
+		if p.Logger != "" {
+			attrs = append(attrs, "logger", scrub.String(p.Logger))
+		}
+		logger.Log(ctx, level, "server log", attrs...)
+	})
 }
 
 // serverLogLevel is the level asked of servers that log: what the host

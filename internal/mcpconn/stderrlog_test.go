@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/loggate"
 )
 
 // logRecords decodes a JSON log into its records.
@@ -29,7 +33,7 @@ func logRecords(t *testing.T, logs string) []map[string]any {
 func TestStderrFloodIsRateLimitedInTheLog(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	tail := &Tail{}
-	tail.logs.now = func() time.Time { return now }
+	tail.logs.Now = func() time.Time { return now }
 	var logs strings.Builder
 	w := newStderrWriter(slog.New(slog.NewJSONHandler(&logs, nil)), tail, nil)
 	const flood = 10_000
@@ -37,8 +41,8 @@ func TestStderrFloodIsRateLimitedInTheLog(t *testing.T) {
 		fmt.Fprintf(w, "flood %d\n", i)
 	}
 	recs := logRecords(t, logs.String())
-	if len(recs) != stderrLogBurst {
-		t.Fatalf("a flood of %d lines logged %d records, want the burst of %d", flood, len(recs), stderrLogBurst)
+	if len(recs) != loggate.Burst {
+		t.Fatalf("a flood of %d lines logged %d records, want the burst of %d", flood, len(recs), loggate.Burst)
 	}
 	lines := tail.Lines()
 	if len(lines) != TailLines || lines[TailLines-1] != fmt.Sprintf("flood %d", flood-1) {
@@ -47,17 +51,49 @@ func TestStderrFloodIsRateLimitedInTheLog(t *testing.T) {
 
 	now = now.Add(time.Second) // one more line may pass
 	fmt.Fprint(w, "after a second\nand one too many\n")
-	recs = logRecords(t, logs.String())[stderrLogBurst:]
-	if len(recs) != 2 || recs[0]["msg"] != "server stderr lines suppressed" || recs[0]["suppressed"] != float64(flood-stderrLogBurst) ||
+	recs = logRecords(t, logs.String())[loggate.Burst:]
+	if len(recs) != 2 || recs[0]["msg"] != "server stderr lines suppressed" || recs[0]["suppressed"] != float64(flood-loggate.Burst) ||
 		recs[1]["line"] != "after a second" {
-		t.Fatalf("after a second the log got %v, want the count of %d suppressed lines, then the line", recs, flood-stderrLogBurst)
+		t.Fatalf("after a second the log got %v, want the count of %d suppressed lines, then the line", recs, flood-loggate.Burst)
 	}
 	w.flush() // the last suppressed line is counted when the connection ends
-	recs = logRecords(t, logs.String())[stderrLogBurst+2:]
+	recs = logRecords(t, logs.String())[loggate.Burst+2:]
 	if len(recs) != 1 || recs[0]["suppressed"] != float64(1) {
 		t.Fatalf("at the end the log got %v, want a count of 1 suppressed line", recs)
 	}
 	if got := tail.Lines(); got[TailLines-1] != "and one too many" {
 		t.Fatalf("the tail does not end with the last line: %q", got[TailLines-1])
+	}
+}
+
+// A flood of notifications/message reaches the log like a stderr flood:
+// the burst, then one a second after a count of what was suppressed, and
+// a last count when the session ends. The limit is the server's Tail's,
+// so it holds across sessions.
+func TestServerLogFloodIsRateLimited(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	tail := &Tail{}
+	tail.serverLogs.Now = func() time.Time { return now }
+	var logs strings.Builder
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	const flood = 10_000
+	for i := range flood {
+		serverLog(t.Context(), logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "info", Data: fmt.Sprintf("flood %d", i)})
+	}
+	if recs := logRecords(t, logs.String()); len(recs) != loggate.Burst {
+		t.Fatalf("a flood of %d log messages logged %d records, want the burst of %d", flood, len(recs), loggate.Burst)
+	}
+	now = now.Add(time.Second)
+	serverLog(t.Context(), logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "warning", Data: "after a second"})
+	serverLog(t.Context(), logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "info", Data: "one too many"})
+	recs := logRecords(t, logs.String())[loggate.Burst:]
+	if len(recs) != 2 || recs[0]["msg"] != "server log messages suppressed" || recs[0]["suppressed"] != float64(flood-loggate.Burst) ||
+		recs[1]["data"] != "after a second" {
+		t.Fatalf("after a second the log got %v, want the count of %d suppressed messages, then the message", recs, flood-loggate.Burst)
+	}
+	newStderrWriter(logger, tail, nil).flush() // the session ends
+	recs = logRecords(t, logs.String())[loggate.Burst+2:]
+	if len(recs) != 1 || recs[0]["msg"] != "server log messages suppressed" || recs[0]["suppressed"] != float64(1) {
+		t.Fatalf("at the end of the session the log got %v, want a count of 1 suppressed message", recs)
 	}
 }

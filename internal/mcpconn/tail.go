@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/openprogram/mcpvisor/internal/loggate"
 	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
@@ -25,8 +26,18 @@ type Tail struct {
 	full  bool
 	added uint64 // lines ever added, to tell this session's from older ones
 
-	logs logGate // the rate limit of this server's stderr in the log
+	// The rate limits of this server's stderr lines and of its log
+	// notifications in the host's log (the loggate policy). They live
+	// here, so that they hold across the server's sessions.
+	logs       loggate.Gate
+	serverLogs loggate.Gate
 }
+
+// What the suppressed-count records of a Tail's gates name.
+const (
+	stderrRecords    = "server stderr lines"
+	serverLogRecords = "server log messages"
+)
 
 // lastSince returns the newest line if any line was added after the Tail
 // had seen mark lines.
@@ -78,7 +89,7 @@ func (t *Tail) add(line string) {
 
 // stderrWriter splits a server's stderr into lines, removes every known
 // secret from each, logs it tagged with the server's name (rate-limited,
-// see logGate) and keeps it in the tail. A server that echoes its
+// see loggate) and keeps it in the tail. A server that echoes its
 // environment must not leak it.
 type stderrWriter struct {
 	logger *slog.Logger
@@ -125,8 +136,9 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// flush emits a last line that had no newline, and the count of lines
-// kept from the log since the last line logged.
+// flush emits a last line that had no newline, and the counts of stderr
+// lines and log messages kept from the log since the last one logged: it
+// runs when a session ends.
 func (w *stderrWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -135,9 +147,8 @@ func (w *stderrWriter) flush() {
 	}
 	w.partial = nil
 	w.discarding = false
-	if n := w.tail.logs.drain(); n > 0 {
-		w.logger.Warn("server stderr lines suppressed", "suppressed", n)
-	}
+	w.tail.logs.Flush(w.logger, stderrRecords)
+	w.tail.serverLogs.Flush(w.logger, serverLogRecords)
 }
 
 // emit redacts a whole line first and cuts it afterwards, so a cut never
@@ -150,11 +161,5 @@ func (w *stderrWriter) emit(b []byte, tooLong bool) {
 		line = w.scrub.Cut(line, maxLineBytes) + " …[line truncated]"
 	}
 	w.tail.add(line)
-	ok, suppressed := w.tail.logs.admit()
-	if suppressed > 0 {
-		w.logger.Warn("server stderr lines suppressed", "suppressed", suppressed)
-	}
-	if ok {
-		w.logger.Info("server stderr", "line", line)
-	}
+	w.tail.logs.Log(w.logger, stderrRecords, func() { w.logger.Info("server stderr", "line", line) })
 }
