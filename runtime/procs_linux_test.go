@@ -94,7 +94,7 @@ func TestStopKillsDescendantsThatLeftTheGroup(t *testing.T) {
 		wait bool
 	}{
 		{name: "delete", stop: func(t *testing.T, rt *testRuntime) {
-			if a := serve(t, rt.Handler(), apiRequest{method: http.MethodDelete, path: "/api/mcp/servers/forker"}); a.code != http.StatusNoContent {
+			if a := serve(t, rt.Handler(), apiRequest{method: http.MethodDelete, path: "/api/mcp/servers/forker", ctype: "application/json", body: "{}"}); a.code != http.StatusNoContent {
 				t.Fatalf("DELETE: %d %s", a.code, a.body)
 			}
 		}},
@@ -147,7 +147,7 @@ func TestDeleteAnswersOnceTheProcessGroupIsGone(t *testing.T) {
 	if mark == "" {
 		t.Fatalf("the server carries no %s", procs.MarkEnv)
 	}
-	if a := serve(t, rt.Handler(), apiRequest{method: http.MethodDelete, path: "/api/mcp/servers/slow"}); a.code != http.StatusNoContent {
+	if a := serve(t, rt.Handler(), apiRequest{method: http.MethodDelete, path: "/api/mcp/servers/slow", ctype: "application/json", body: "{}"}); a.code != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", a.code, a.body)
 	}
 	if !gone(pid) {
