@@ -9,7 +9,11 @@ import (
 
 // Without /proc there is no portable way to find the processes that carry
 // a mark: only the process group is killed (internal/mcpconn).
-func (t *Tracker) killMarked(func(string) bool, time.Duration) {}
+func (t *Tracker) killMarked(func(string) bool, time.Time) []int { return nil }
+
+func (t *Tracker) adoptGroup(int, time.Time) []int { return nil }
+
+func (t *Tracker) reapUntil([]int, time.Time) bool { return true }
 
 func becomeSubreaper() error {
 	return errors.New("a child subreaper needs Linux")

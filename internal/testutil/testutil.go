@@ -93,7 +93,11 @@ func Cmdline(pid int) []string {
 
 // zombieChildren returns exited children of this process that were never
 // reaped.
-func zombieChildren() []int {
+func zombieChildren() []int { return ZombieChildrenOf(os.Getpid()) }
+
+// ZombieChildrenOf returns exited children of parent that were never
+// reaped.
+func ZombieChildrenOf(parent int) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -101,7 +105,7 @@ func zombieChildren() []int {
 		if err != nil {
 			continue
 		}
-		if state, ppid, _ := stat(pid); state == "Z" && ppid == os.Getpid() {
+		if state, ppid, _ := stat(pid); state == "Z" && ppid == parent {
 			pids = append(pids, pid)
 		}
 	}
