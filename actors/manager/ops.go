@@ -174,7 +174,7 @@ func (a *Actor) remove(c actor.Context, name string, reply chan<- error) error {
 	forget := a.forgetLogin(name)
 	e.onGone = func() {
 		forget()
-		reply <- nil
+		reply <- e.goneErr
 	}
 	a.drop(c, e)
 	a.publishConfig()
