@@ -75,7 +75,7 @@ func (t *Tracker) adoptGroup(pgid int, deadline time.Time) []int {
 		if pid == pgid {
 			continue
 		}
-		if _, ppid, pgrp := statOf(pid); ppid != me || pgrp != pgid {
+		if _, ppid, pgrp := Stat(pid); ppid != me || pgrp != pgid {
 			continue
 		}
 		fd, err := unix.PidfdOpen(pid, 0)
@@ -84,7 +84,7 @@ func (t *Tracker) adoptGroup(pgid int, deadline time.Time) []int {
 		}
 		// Checked again through the pidfd's process: a pid reaped and
 		// reused since the scan is not ours.
-		if _, ppid, pgrp := statOf(pid); ppid != me || pgrp != pgid || !t.adopt(pid, fd) {
+		if _, ppid, pgrp := Stat(pid); ppid != me || pgrp != pgid || !t.adopt(pid, fd) {
 			unix.Close(fd)
 			continue
 		}
@@ -120,7 +120,7 @@ func (t *Tracker) mayLead(pid int) bool {
 		}
 	}
 	if t.starting > 0 {
-		if _, ppid, pgrp := statOf(pid); ppid == os.Getpid() && pgrp == pid {
+		if _, ppid, pgrp := Stat(pid); ppid == os.Getpid() && pgrp == pid {
 			return true
 		}
 	}
@@ -149,7 +149,7 @@ func (t *Tracker) reapAdopted(pids []int) int {
 		default:
 			// Exited and not our child: a zombie of another parent may
 			// still be re-parented here; anything else is gone or reused.
-			if state, _, _ := statOf(pid); state == 'Z' {
+			if state, _, _ := Stat(pid); state == 'Z' {
 				continue
 			}
 		}
@@ -263,7 +263,18 @@ func signalVerified(pid int, match func(string) bool, buf *[]byte) (int, bool) {
 // readMark returns the value of MarkEnv in pid's environment. A process of
 // another user, a zombie (its environ reads empty) or one that cleared
 // its environment has none.
-func readMark(pid int, buf *[]byte) (string, bool) {
+func readMark(pid int, buf *[]byte) (string, bool) { return envValue(pid, markKey, buf) }
+
+// EnvOf returns the value of key in pid's environment, or "".
+func EnvOf(pid int, key string) string {
+	var buf []byte
+	v, _ := envValue(pid, key+"=", &buf)
+	return v
+}
+
+// envValue returns the value of the entry that starts with prefix (the
+// key and "=") in pid's environment, reading it into buf.
+func envValue(pid int, prefix string, buf *[]byte) (string, bool) {
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return "", false
@@ -274,7 +285,7 @@ func readMark(pid int, buf *[]byte) (string, bool) {
 	b := bb.Bytes()
 	*buf = b
 	for entry := range bytes.SplitSeq(b, []byte{0}) {
-		if v, ok := bytes.CutPrefix(entry, []byte(markKey)); ok {
+		if v, ok := bytes.CutPrefix(entry, []byte(prefix)); ok {
 			return string(v), true
 		}
 	}
@@ -286,20 +297,20 @@ func readMark(pid int, buf *[]byte) (string, bool) {
 // An orphan's parent is init, and some inits (in containers) never reap.
 func exitedOnly(target int) bool {
 	if target > 0 {
-		state, _, _ := statOf(target)
+		state, _, _ := Stat(target)
 		return state == 'Z'
 	}
 	for _, pid := range procPids(time.Now().Add(time.Second)) {
-		if state, _, pgrp := statOf(pid); pgrp == -target && state != 'Z' && state != 0 {
+		if state, _, pgrp := Stat(pid); pgrp == -target && state != 'Z' && state != 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// statOf returns pid's state letter, parent and process group from
-// /proc/pid/stat, or zeros.
-func statOf(pid int) (state byte, ppid, pgrp int) {
+// Stat returns pid's state letter, parent and process group from
+// /proc/pid/stat, or zeros once it is gone.
+func Stat(pid int) (state byte, ppid, pgrp int) {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, 0, 0
