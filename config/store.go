@@ -108,27 +108,37 @@ func read(path string) ([]byte, error) {
 // the final directory sync fails: the new content is then in place but may
 // not survive a power loss, and Save reports the error.
 func (st Store) Save(f *File) error {
+	_, err := st.SaveInfo(f)
+	return err
+}
+
+// SaveInfo is Save that also returns the identity of the file it wrote,
+// taken before it replaced the old one (see atomicfile.WriteInfo): an edit
+// by hand right after the save is not taken for the save. The FileInfo is
+// nil when nothing may have been written.
+func (st Store) SaveInfo(f *File) (fs.FileInfo, error) {
 	path, err := st.Path()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data, err := Marshal(f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(data) > MaxFileSize {
-		return fmt.Errorf("saving the configuration: %w: it would be %d bytes, over the %s limit", ErrTooLarge, len(data), atomicfile.Size(MaxFileSize))
+		return nil, fmt.Errorf("saving the configuration: %w: it would be %d bytes, over the %s limit", ErrTooLarge, len(data), atomicfile.Size(MaxFileSize))
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("creating state dir: %w", err)
+		return nil, fmt.Errorf("creating state dir: %w", err)
 	}
 	if err := checkOverwritable(path); err != nil {
-		return err
+		return nil, err
 	}
-	if err := atomicfile.Write(path, data); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
+	info, err := atomicfile.WriteInfo(path, data)
+	if err != nil {
+		return info, fmt.Errorf("saving %s: %w", path, err)
 	}
-	return nil
+	return info, nil
 }
 
 // checkOverwritable returns nil if path is absent or parses.

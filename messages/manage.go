@@ -24,6 +24,10 @@ var (
 	// ErrSuperseded: a later change to the same server replaced this one
 	// before it completed; this one had no effect on the file.
 	ErrSuperseded = errors.New("superseded by a later change to the same server")
+	// ErrProcessesLinger: a removal is done (the file no longer has the
+	// server, its tools are gone), but some of its processes had not
+	// exited when the stop sequence's bound ran out.
+	ErrProcessesLinger = errors.New("removed, but some of its processes were still running when the stop sequence's bound ran out")
 )
 
 // AddServer adds a server, saves the file and starts connecting.

@@ -69,7 +69,7 @@ func (r *Runtime) Handler() http.Handler {
 	handle("POST /api/mcp/servers", r.handleAddServer)
 	handle("GET /api/mcp/servers/{name}", r.handleGetServer)
 	handleFor("PATCH /api/mcp/servers/{name}", restarting, r.handlePatchServer)
-	handleFor("DELETE /api/mcp/servers/{name}", restarting, r.handleRemoveServer)
+	handleFor("DELETE /api/mcp/servers/{name}", r.removing, r.handleRemoveServer)
 	handleFor("POST /api/mcp/servers/{name}/restart", restarting, r.handleRestartServer)
 	handleFor("POST /api/mcp/reload", restarting, r.handleReload)
 	handle("GET /api/mcp/tools", r.handleListTools)
@@ -165,7 +165,7 @@ func toAPIError(err error) *apiError {
 		status = http.StatusBadGateway
 	case errors.Is(err, tools.ErrNotReady), errors.Is(err, ErrServerDied):
 		status = http.StatusServiceUnavailable
-	case errors.Is(err, tools.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, tools.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrProcessesLinger):
 		status = http.StatusGatewayTimeout
 	case errors.Is(err, context.Canceled):
 		status = http.StatusServiceUnavailable

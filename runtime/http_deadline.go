@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // Per-route deadlines. Handler sets a write deadline on every answer
@@ -18,7 +19,9 @@ import (
 //     routeMargin, as the server may take all of it;
 //   - a change that restarts a server (PATCH, restart, DELETE, reload):
 //     the longest timeout_seconds there can be (config.MaxTimeoutSeconds,
-//     as a PATCH may raise it) plus routeMargin;
+//     as a PATCH may raise it) plus routeMargin; a DELETE also waits for
+//     the server's processes, so it gets the stop sequence's bound
+//     (mcpconn.StopBound of StopGrace) on top;
 //   - a long-lived stream (a later event stream) sets its own, in hours.
 //
 // The server's ReadTimeout still bounds the request and its body (net/http
@@ -43,6 +46,11 @@ func withDeadline(budget func(*http.Request) time.Duration, h handlerFunc) handl
 		defer cancel()
 		return h(w, req.WithContext(ctx))
 	}
+}
+
+// removing is the budget of a DELETE: it waits for the processes too.
+func (r *Runtime) removing(req *http.Request) time.Duration {
+	return restarting(req) + mcpconn.StopBound(r.opts.StopGrace)
 }
 
 // ordinary is the budget of reads and quick writes.

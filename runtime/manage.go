@@ -31,6 +31,11 @@ var (
 	// ErrSuperseded: a later change to the same server replaced this one
 	// before it completed; this one left the file unchanged.
 	ErrSuperseded = messages.ErrSuperseded
+	// ErrProcessesLinger: RemoveServer removed the server (file, tools,
+	// status), but some of its processes still ran when the stop
+	// sequence's bound (about four StopGrace periods) ran out; Shutdown
+	// still kills them.
+	ErrProcessesLinger = messages.ErrProcessesLinger
 )
 
 // The management calls below are carried out one at a time by the

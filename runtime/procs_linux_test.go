@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -157,5 +158,27 @@ func TestDeleteAnswersOnceTheProcessGroupIsGone(t *testing.T) {
 	}
 	if left := testutil.ProcessesWithEnv(procs.MarkEnv, mark); len(left) > 0 {
 		t.Errorf("marked processes left right after DELETE answered: %v", left)
+	}
+}
+
+// A DELETE whose server's processes outlive the stop sequence's bound is
+// not answered 204 as if they were gone: it answers 504 with
+// ErrProcessesLinger (the removal itself is done). A process of the owner
+// that never ends stands for one the kill cannot end (a process in D
+// state).
+func TestDeleteSaysWhenProcessesOutliveTheBound(t *testing.T) {
+	rt := start(t, Options{StopGrace: 100 * time.Millisecond}, exampleServer("stuck"))
+	readyPID(t, rt, "stuck")
+	phantom := rt.procs.Begin("stuck")
+	defer phantom.End()
+	a := serve(t, rt.Handler(), jsonRequest(http.MethodDelete, "/api/mcp/servers/stuck", ""))
+	if a.code != http.StatusGatewayTimeout || !strings.Contains(string(a.body), "still running") {
+		t.Fatalf("DELETE while a process of the server outlives the bound: %d %s, want 504 saying so", a.code, a.body)
+	}
+	if _, err := rt.Server("stuck"); !errors.Is(err, ErrUnknownServer) {
+		t.Fatalf("the server after the DELETE: %v, want it removed all the same", err)
+	}
+	if !strings.Contains(rt.logs.String(), "still run after the stop sequence's bound") {
+		t.Error("no warning logged")
 	}
 }

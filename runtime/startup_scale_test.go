@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/atomicfile"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -72,5 +73,44 @@ func TestStartupTenThousandEntries(t *testing.T) {
 	defer stopCancel()
 	if err := rt.Shutdown(stopCtx); err != nil {
 		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+// Startup takes one turn per mailbox message (issue 10, finding 8): a
+// management operation sent right after Start is handled before the last
+// of 10 000 turns, not after all of them. The proof: the live server's
+// turn, the last, comes after the operation's answer, so it goes by a
+// hand edit made after that answer (which disables it). Startup walking
+// the entries inside one message would have started it already.
+func TestStartupYieldsToTheAPIBetweenTurns(t *testing.T) {
+	dir := t.TempDir()
+	servers := manyDisabled(10_000, exampleServer("live"))
+	testutil.WriteConfig(t, dir, servers...)
+	added := exampleServer("added")
+	added.Enabled = false
+	// The edit, ready before Start so that writing it takes milliseconds:
+	// the file as AddServer leaves it, with live disabled.
+	edited := &config.File{}
+	for _, s := range servers {
+		s.Enabled = false
+		edited.Put(s)
+	}
+	edited.Put(added)
+	data, err := config.Marshal(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rt := startIn(t, dir, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := rt.AddServer(ctx, added); err != nil {
+		t.Fatalf("AddServer during startup: %v", err)
+	}
+	if err := atomicfile.Write(rt.configPath(), data); err != nil {
+		t.Fatal(err)
+	}
+	if st := rt.waitSettled(t, "live"); st.State != status.Disabled || st.PID != 0 {
+		t.Fatalf("live = %s (pid %d): its turn came before the AddServer sent right after Start was handled", st.State, st.PID)
 	}
 }

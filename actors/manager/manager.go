@@ -108,6 +108,9 @@ type entry struct {
 	// processes are gone: its tools are gone by then (its Stopping
 	// withdraws them).
 	onGone func()
+	// goneErr is what a removal is answered with: nil, or
+	// ErrProcessesLinger when its processes outlived the wait.
+	goneErr error
 	// Respawn of an actor that died on its own (V2): after a backoff,
 	// reset once an incarnation lived for the policy's ResetAfter.
 	respawns     *backoff.ExponentialBackOff
@@ -133,7 +136,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.stopping = true
 		for _, e := range a.dying {
 			if e.pid == nil { // its processes were being waited for
-				a.retired(c, e)
+				a.retired(c, e, true)
 			}
 		}
 		for _, e := range a.servers {
@@ -177,7 +180,7 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case processesGone:
 		if e := a.dying[msg.name]; e != nil && e.pid == nil && e.epoch == msg.epoch {
-			a.retired(c, e)
+			a.retired(c, e, msg.ok)
 		}
 	case startupTurn:
 		a.queued = false

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/openprogram/mcpvisor/config"
 )
@@ -13,38 +14,58 @@ import (
 // (with thousands of entries that made startup quadratic).
 //
 // The view is refreshed when the file's identity changed since it was
-// read: another inode (an atomic save, ours or an editor's), another size
-// or another modification time. Saves go through the manager, which
-// records what it wrote; a hand edit is seen at the next turn. An
-// in-place edit that keeps the size within one tick of the file system's
-// clock is missed until the next change or a reload, which always reads.
+// read: another inode (an atomic save, ours or an editor's), another size,
+// modification time or change time (ctime: no user tool can set it back,
+// so an edit that keeps size and mtime, such as cp -p, touch -r or rsync
+// -t, is seen too). A file whose mtime or ctime is within racyWindow of
+// when it was read may have changed again within the same tick of the
+// file system's clock: it is not trusted, and read again at each turn
+// until it has aged (the rule git uses for its index), so that costs
+// at most racyWindow of reads after a change. Saves go through the
+// manager, which records the identity of the file it wrote (taken before
+// the rename: a hand edit right after it is never taken for the save).
 type onDisk struct {
-	file *config.File // nil: unknown, or the file does not parse
-	err  error        // why file is nil
-	info fs.FileInfo  // identity of what file was read from; nil: no file
-	read bool         // file/err/info hold a read
+	file   *config.File // nil: unknown, or the file does not parse
+	err    error        // why file is nil
+	info   fs.FileInfo  // identity of what file was read from; nil: no file
+	readAt time.Time    // when it was read (or written)
+	read   bool         // file/err/info hold a read
 }
+
+// racyWindow covers the coarsest timestamp tick of the usual file
+// systems' clocks (a kernel tick; whole seconds on some).
+const racyWindow = time.Second
 
 // current returns the file as it is on disk now, reading it only if it
 // changed since the last read or write.
 func (a *Actor) current() (*config.File, error) {
 	info, statErr := a.statFile()
-	if a.disk.read && statErr == nil && sameFile(a.disk.info, info) {
+	if a.disk.read && statErr == nil && sameFile(a.disk.info, info) && !racy(a.disk.info, a.disk.readAt) {
 		return a.disk.file, a.disk.err
 	}
+	readAt := time.Now()
 	f, err := a.load()
-	a.disk = onDisk{file: f, err: err, info: info, read: true}
+	a.disk = onDisk{file: f, err: err, info: info, readAt: readAt, read: true}
 	return f, err
 }
 
-// wrote records f as what the file holds now (the manager just saved it).
-func (a *Actor) wrote(f *config.File) {
-	info, err := a.statFile()
-	if err != nil {
+// wrote records f as what the file holds now: the manager just saved it,
+// and info is the identity of the file it wrote.
+func (a *Actor) wrote(f *config.File, info fs.FileInfo) {
+	if info == nil {
 		a.disk = onDisk{}
 		return
 	}
-	a.disk = onDisk{file: f.Clone(), info: info, read: true}
+	a.disk = onDisk{file: f.Clone(), info: info, readAt: time.Now(), read: true}
+}
+
+// racy reports whether the file info describes may have changed again,
+// unseen, within the tick in which it was read at readAt.
+func racy(info fs.FileInfo, readAt time.Time) bool {
+	if info == nil {
+		return false
+	}
+	return readAt.Sub(info.ModTime()) < racyWindow || readAt.Sub(changeTime(info)) < racyWindow
 }
 
 // forget drops the view, so the next turn reads the file.
@@ -67,7 +88,8 @@ func sameFile(x, y fs.FileInfo) bool {
 	if x == nil || y == nil {
 		return x == nil && y == nil
 	}
-	return os.SameFile(x, y) && x.Size() == y.Size() && x.ModTime().Equal(y.ModTime())
+	return os.SameFile(x, y) && x.Size() == y.Size() && x.ModTime().Equal(y.ModTime()) &&
+		changeTime(x).Equal(changeTime(y))
 }
 
 // positions indexes the servers of one File by name, so that a startup

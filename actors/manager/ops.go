@@ -23,11 +23,12 @@ func (a *Actor) edit(change func(f *config.File) error) error {
 	if err := change(f); err != nil {
 		return err
 	}
-	if err := a.Store.Save(f); err != nil {
+	info, err := a.Store.SaveInfo(f)
+	if err != nil {
 		a.forget() // what is on disk now is not known
 		return fmt.Errorf("saving the config: %w", err)
 	}
-	a.wrote(f)
+	a.wrote(f, info)
 	a.file = f
 	a.publishConfig()
 	return nil
@@ -173,7 +174,7 @@ func (a *Actor) remove(c actor.Context, name string, reply chan<- error) error {
 	forget := a.forgetLogin(name)
 	e.onGone = func() {
 		forget()
-		reply <- nil
+		reply <- e.goneErr
 	}
 	a.drop(c, e)
 	a.publishConfig()

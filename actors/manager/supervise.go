@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 
 	"github.com/openprogram/mcpvisor/actors/server"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -52,32 +54,40 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 type processesGone struct {
 	name  string
 	epoch uint64
+	ok    bool // false: some still ran when the bound ran out
 }
 
 // retire finishes a removal once the server's actor terminated: it waits,
 // off the mailbox, until the server's processes are gone too (its
-// session's Close stops them in the background, within the grace
-// periods), so that the removal is answered when nothing of the server
-// runs any more, and a server added under the same name meanwhile starts
-// only then. While the manager stops, it finishes at once (Shutdown kills
+// session's Close stops them in the background), so that the removal is
+// answered when nothing of the server runs any more, and a server added
+// under the same name meanwhile starts only then. The wait is bounded by
+// the stop sequence's own bound (mcpconn.StopBound); past it the removal
+// is answered with ErrProcessesLinger and a warning is logged. While the
+// manager stops, it finishes at once, without waiting (Shutdown kills
 // what is left).
 func (a *Actor) retire(c actor.Context, e *entry) {
 	if a.stopping {
-		a.retired(c, e)
+		a.retired(c, e, true)
 		return
 	}
 	root, self, tracker := c.ActorSystem().Root, c.Self(), a.Deps.Procs
-	msg, bound := processesGone{name: e.name, epoch: e.epoch}, 4*a.Deps.Grace+2*time.Second
+	name, epoch, bound := e.name, e.epoch, mcpconn.StopBound(a.Deps.Grace)
 	a.Deps.Work.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), bound)
 		defer cancel()
-		tracker.WaitOwner(ctx, msg.name)
-		root.Send(self, msg)
+		ok := tracker.WaitOwner(ctx, name)
+		root.Send(self, processesGone{name: name, epoch: epoch, ok: ok})
 	})
 }
 
-// retired answers a removal and frees its name.
-func (a *Actor) retired(c actor.Context, e *entry) {
+// retired answers a removal and frees its name; gone tells whether the
+// server's processes were all gone.
+func (a *Actor) retired(c actor.Context, e *entry, gone bool) {
+	if !gone {
+		a.Deps.Logger.Warn("removed server's processes still run after the stop sequence's bound", "server", e.name)
+		e.goneErr = fmt.Errorf("%q %w", e.name, messages.ErrProcessesLinger)
+	}
 	delete(a.dying, e.name)
 	if e.onGone != nil {
 		e.onGone()

@@ -19,9 +19,26 @@ import (
 // when its server is deleted, and reaped by demo run itself, so that not
 // even a zombie is left once DELETE answered.
 func TestRunReapsDescendantsThatLeftTheGroup(t *testing.T) {
+	runAndDelete(t, `(setsid sleep 1000 &); exec "$1" serve`, true)
+}
+
+// A member of the server's group that its leader left behind (orphaned,
+// so adopted by demo run) is killed and reaped at the server's stop: it
+// is found by its mark while alive, before the group kill makes it a
+// zombie that no mark scan could tell.
+func TestRunReapsOrphanedGroupMembers(t *testing.T) {
+	runAndDelete(t, `sleep 1000 & exec "$1" serve`, false)
+}
+
+// runAndDelete runs demo run with one server, script under sh -c (with
+// demo's path as $1) that leaves a "sleep 1000" behind, deletes the
+// server and checks that neither the sleep nor any zombie child of demo
+// run is left once DELETE answered. orphan: the sleep is an orphan from
+// the start (demo run's child, as a subreaper).
+func runAndDelete(t *testing.T, script string, orphan bool) {
 	dir := t.TempDir()
 	forker := config.Server{Name: "forker", Type: config.TypeLocal, Enabled: true,
-		Command: []string{"sh", "-c", `(setsid sleep 1000 &); exec "$1" serve`, "sh", demoBin}}
+		Command: []string{"sh", "-c", script, "sh", demoBin}}
 	testutil.WriteConfig(t, dir, forker)
 	cmd, base, logs := startRun(t, dir)
 
@@ -50,11 +67,11 @@ func TestRunReapsDescendantsThatLeftTheGroup(t *testing.T) {
 			}
 		}
 		if sleeper == 0 && time.Now().After(deadline) {
-			t.Fatal("no setsid sleep after 30s")
+			t.Fatal("no sleep 1000 after 30s")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if got := testutil.Parent(sleeper); got != cmd.Process.Pid {
+	if got := testutil.Parent(sleeper); orphan && got != cmd.Process.Pid {
 		t.Errorf("the orphaned sleep's parent is %d, want demo run (%d), a subreaper", got, cmd.Process.Pid)
 	}
 
@@ -69,7 +86,10 @@ func TestRunReapsDescendantsThatLeftTheGroup(t *testing.T) {
 		t.Fatalf("DELETE: %d", resp.StatusCode)
 	}
 	if err := syscall.Kill(sleeper, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("the setsid sleep %d still exists (even as a zombie) after DELETE answered: %v", sleeper, err)
+		t.Errorf("the sleep %d still exists (even as a zombie) after DELETE answered: %v", sleeper, err)
+	}
+	if z := testutil.ZombieChildrenOf(cmd.Process.Pid); len(z) > 0 {
+		t.Errorf("zombie children of demo run after DELETE answered: %v", z)
 	}
 
 	_ = cmd.Process.Signal(syscall.SIGTERM)

@@ -14,6 +14,7 @@ package atomicfile
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,10 +23,21 @@ import (
 // Write replaces path (or the target of the symbolic link path) with data
 // through a temporary file in the same directory (a rename is atomic only
 // within one file system).
-func Write(path string, data []byte) (err error) {
+func Write(path string, data []byte) error {
+	_, err := WriteInfo(path, data)
+	return err
+}
+
+// WriteInfo is Write that also returns the identity of the file it wrote:
+// the temporary file's own FileInfo, taken before the rename, so that an
+// edit made by someone else right after the rename is never taken for this
+// write. (The rename itself changes the file's ctime: a comparison that
+// includes ctime sees a difference once.) On an error after the rename
+// (the directory sync), the FileInfo is still returned.
+func WriteInfo(path string, data []byte) (info fs.FileInfo, err error) {
 	path, err = resolve(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dir := filepath.Dir(path)
 	// CreateTemp opens with O_CREATE|O_EXCL and mode 0600 in one call, so
@@ -33,7 +45,7 @@ func Write(path string, data []byte) (err error) {
 	// then gives the target that mode, whatever it had before.
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("creating temporary file: %w", err)
+		return nil, fmt.Errorf("creating temporary file: %w", err)
 	}
 	renamed := false
 	defer func() {
@@ -43,22 +55,25 @@ func Write(path string, data []byte) (err error) {
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("writing temporary file: %w", err)
+		return nil, fmt.Errorf("writing temporary file: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("syncing temporary file: %w", err)
+		return nil, fmt.Errorf("syncing temporary file: %w", err)
+	}
+	if info, err = tmp.Stat(); err != nil {
+		return nil, fmt.Errorf("checking temporary file: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("closing temporary file: %w", err)
+		return nil, fmt.Errorf("closing temporary file: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replacing the file: %w", err)
+		return nil, fmt.Errorf("replacing the file: %w", err)
 	}
 	renamed = true
 	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("syncing directory (the file is replaced, but may not survive a crash): %w", err)
+		return info, fmt.Errorf("syncing directory (the file is replaced, but may not survive a crash): %w", err)
 	}
-	return nil
+	return info, nil
 }
 
 // syncDir makes a rename in dir durable.

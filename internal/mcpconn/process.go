@@ -94,8 +94,10 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if t.stopped {
 		return nil, errStopped
 	}
+	t.proc.Starting()
 	c, err := t.inner.Connect(ctx)
 	if err != nil {
+		t.proc.Started(0)
 		return nil, err
 	}
 	t.proc.Started(t.inner.Command.Process.Pid)
@@ -188,22 +190,20 @@ escalate:
 		case <-reaped:
 			break escalate
 		case <-timer.C:
-			killGroup(pgid, sig)
+			procs.SignalGroup(pgid, sig)
 			timer.Reset(t.grace)
 		}
 	}
 	<-reaped
-	// The leader is gone; anything it left in its group goes too.
-	killGroup(pgid, syscall.SIGKILL)
-	procs.WaitGroupGone(pgid, t.grace)
-	// Descendants that left the group (setsid) still carry the mark.
-	t.proc.KillStrays(t.grace)
+	// The leader is gone; what it left goes too: the marked processes
+	// first (found while alive, those that left the group included), then
+	// the group.
+	t.proc.Finish(pgid, t.grace)
 }
 
-// killGroup signals every process of the group. Its only expected error
-// is ESRCH (the group is already empty), which is the goal anyway.
-func killGroup(pgid int, sig syscall.Signal) {
-	if pgid > 0 {
-		_ = syscall.Kill(-pgid, sig)
-	}
-}
+// StopBound is the longest the stop sequence of a stdio server takes with
+// grace: stdin's close and SIGTERM get a grace each, os/exec's WaitDelay
+// one more for the pipes, the final kill of the group and the marked
+// processes one more, plus a margin for scheduling. Whatever waits for a
+// stop (a removal's answer) is bounded by it.
+func StopBound(grace time.Duration) time.Duration { return 4*grace + 2*time.Second }

@@ -2,7 +2,11 @@
 
 package procs
 
+import "syscall"
+
 // Process groups are a Unix notion; elsewhere there is none to kill.
 func killGroup(int) {}
+
+func signalGroup(int, syscall.Signal) {}
 
 func exists(int) bool { return false }

@@ -5,9 +5,11 @@ package procs
 import "syscall"
 
 // killGroup SIGKILLs every process of the group.
-func killGroup(pgid int) {
+func killGroup(pgid int) { signalGroup(pgid, syscall.SIGKILL) }
+
+func signalGroup(pgid int, sig syscall.Signal) {
 	if pgid > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = syscall.Kill(-pgid, sig)
 	}
 }
 

@@ -22,7 +22,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -43,15 +45,24 @@ type Tracker struct {
 	owned   map[string]int     // live Procs per owner
 	changed chan struct{}      // closed and replaced when a Proc ends
 	killed  bool               // KillAll ran: a process starting now is killed at once
+	// starting counts starts in flight (Starting called, Started not
+	// yet): their leaders carry the mark before their group is recorded.
+	starting int
+	// adopted holds a pidfd for each killed marked orphan adopted here
+	// (subreaper) until it is reaped, at this or a later stop.
+	adopted map[int]int
 }
 
 // Options configure a Tracker.
 type Options struct {
 	// Subreaper makes this process a child subreaper (Linux
 	// prctl(PR_SET_CHILD_SUBREAPER)), so that orphans of the servers are
-	// re-parented here instead of to init, and reaps the marked ones it
-	// kills (wait4 on their own pids, never a wildcard wait, which would
-	// take the exit status of a child the host started with os/exec). The
+	// re-parented here instead of to init, and reaps, at each stop, the
+	// orphans it can prove are a server's: those that carry a mark and
+	// those left in a server's process group (each through a pidfd, never
+	// a wildcard wait, which would take the exit status of a child the
+	// host started with os/exec; a server's own leader is left to os/exec).
+	// No SIGCHLD handler is installed. The
 	// setting is process-wide and stays on for the process's life; other
 	// orphans (unmarked) are adopted too and left unreaped, which is why it
 	// is opt-in. Elsewhere than Linux it does nothing.
@@ -69,6 +80,7 @@ func New(opts Options) (*Tracker, error) {
 		live:    map[*Proc]struct{}{},
 		owned:   map[string]int{},
 		changed: make(chan struct{}),
+		adopted: map[int]int{},
 	}
 	var err error
 	if opts.Subreaper {
@@ -115,8 +127,21 @@ func (p *Proc) Env() string {
 	return MarkEnv + "=" + p.mark
 }
 
-// Started records the process group (the leader's pid). If KillAll ran
-// already, the group is killed at once.
+// Starting records that the leader is about to start (exec.Cmd.Start):
+// until Started, a marked child of ours that leads its own group may be
+// that leader, and is never reaped here. Call Started after it, whether
+// the start succeeded or not.
+func (p *Proc) Starting() {
+	if p == nil {
+		return
+	}
+	p.t.mu.Lock()
+	p.t.starting++
+	p.t.mu.Unlock()
+}
+
+// Started records the process group (the leader's pid), or with 0 that
+// the start failed. If KillAll ran already, the group is killed at once.
 func (p *Proc) Started(pgid int) {
 	if p == nil {
 		return
@@ -125,6 +150,7 @@ func (p *Proc) Started(pgid int) {
 	p.pgid = pgid
 	p.mu.Unlock()
 	p.t.mu.Lock()
+	p.t.starting--
 	killed := p.t.killed
 	p.t.mu.Unlock()
 	if killed {
@@ -132,16 +158,38 @@ func (p *Proc) Started(pgid int) {
 	}
 }
 
-// KillStrays SIGKILLs every process that carries the mark (those that
-// left the group included) and waits up to limit for them to be gone;
-// with the subreaper on, it reaps those that were adopted here. Call it
-// after the group was killed. It does nothing off Linux.
-func (p *Proc) KillStrays(limit time.Duration) {
-	if p == nil {
-		return
+// Finish ends what is left of the instance once its leader (pgid) was
+// reaped: it SIGKILLs every process that carries the mark, those that
+// left the group included (while they are alive: a zombie cannot be told
+// by its mark), then the group, and waits up to limit for all of them to
+// be gone; with the subreaper on, it reaps those adopted here. A nil Proc
+// kills and waits for the group only. It reports whether everything was
+// gone in time. The mark scan needs Linux.
+func (p *Proc) Finish(pgid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	var adopted []int
+	if p != nil {
+		adopted = p.t.killMarked(func(mark string) bool { return mark == p.mark }, deadline)
 	}
-	p.t.killMarked(func(mark string) bool { return mark == p.mark }, limit)
+	killGroup(pgid)
+	gone := WaitGroupGone(pgid, time.Until(deadline))
+	if p == nil {
+		return gone
+	}
+	if gone {
+		// Its number may be reused once the group is reaped: KillAll
+		// must not signal another group under it.
+		p.mu.Lock()
+		p.pgid = 0
+		p.mu.Unlock()
+	}
+	adopted = append(adopted, p.t.adoptGroup(pgid, deadline)...)
+	return p.t.reapUntil(adopted, deadline) && gone
 }
+
+// SignalGroup sends sig to every process of group pgid. Its only expected
+// error is ESRCH (the group is already empty), which is the goal anyway.
+func SignalGroup(pgid int, sig syscall.Signal) { signalGroup(pgid, sig) }
 
 // End records that the group is gone (or never started).
 func (p *Proc) End() {
@@ -211,10 +259,12 @@ func (t *Tracker) KillAll(limit time.Duration) {
 	}
 	deadline := time.Now().Add(limit)
 	prefix := t.id + "-"
-	t.killMarked(func(mark string) bool { return len(mark) > len(prefix) && mark[:len(prefix)] == prefix }, limit)
+	adopted := t.killMarked(func(mark string) bool { return strings.HasPrefix(mark, prefix) }, deadline)
 	for _, g := range groups {
 		waitGone(-g, time.Until(deadline))
+		adopted = append(adopted, t.adoptGroup(g, deadline)...)
 	}
+	t.reapUntil(adopted, deadline)
 }
 
 // WaitGroupGone waits until no process of group pgid is left running (a

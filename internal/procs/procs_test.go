@@ -4,6 +4,7 @@ package procs
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -60,18 +61,54 @@ func TestWaitOwner(t *testing.T) {
 	}
 }
 
-// startGroup starts a sleep in a process group of its own.
+// startGroup starts a sleep in a process group of its own and records it.
 func startGroup(t *testing.T, p *Proc) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("sleep", "1005")
+	cmd := startMarked(t, p, "1005")
+	p.Started(cmd.Process.Pid)
+	return cmd
+}
+
+// startMarked starts a sleep of secs with p's mark in a process group of
+// its own, without recording it.
+func startMarked(t *testing.T, p *Proc, secs string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", secs)
 	cmd.Env = []string{p.Env()}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	p.Started(cmd.Process.Pid)
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = waitBounded(t, cmd) })
 	return cmd
+}
+
+// waitBounded waits for cmd, failing the test if it runs on for 10s.
+func waitBounded(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		_ = cmd.Process.Kill()
+		t.Errorf("%v still runs after 10s", cmd.Args)
+		return <-done
+	}
+}
+
+// killedBySIGKILL reports whether err is os/exec's report of a process
+// that SIGKILL ended: os/exec reaped it, nobody else took its status.
+func killedBySIGKILL(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // KillAll kills every live group at once, and a group started after it as
@@ -80,11 +117,11 @@ func TestKillAll(t *testing.T) {
 	tr := newTracker(t)
 	before := startGroup(t, tr.Begin("a"))
 	tr.KillAll(time.Second)
-	if err := before.Wait(); err == nil {
-		t.Fatal("a group live at KillAll exited normally, want killed")
+	if err := waitBounded(t, before); !killedBySIGKILL(err) {
+		t.Fatalf("a group live at KillAll: %v, want killed", err)
 	}
 	after := startGroup(t, tr.Begin("b"))
-	if err := after.Wait(); err == nil {
-		t.Fatal("a group started after KillAll exited normally, want killed")
+	if err := waitBounded(t, after); !killedBySIGKILL(err) {
+		t.Fatalf("a group started after KillAll: %v, want killed", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/openprogram/mcpvisor/internal/procs"
 )
 
 // MarkerEnv is the environment variable tests put into every server they
@@ -72,15 +74,7 @@ func ProcessesWithEnv(key, value string) []int {
 }
 
 // EnvOf returns the value of key in pid's environment, or "".
-func EnvOf(pid int, key string) string {
-	env, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
-	for kv := range bytes.SplitSeq(env, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
-			return string(v)
-		}
-	}
-	return ""
-}
+func EnvOf(pid int, key string) string { return procs.EnvOf(pid, key) }
 
 // Cmdline returns pid's argv, or nil once it is gone.
 func Cmdline(pid int) []string {
@@ -93,7 +87,11 @@ func Cmdline(pid int) []string {
 
 // zombieChildren returns exited children of this process that were never
 // reaped.
-func zombieChildren() []int {
+func zombieChildren() []int { return ZombieChildrenOf(os.Getpid()) }
+
+// ZombieChildrenOf returns exited children of parent that were never
+// reaped.
+func ZombieChildrenOf(parent int) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -101,7 +99,7 @@ func zombieChildren() []int {
 		if err != nil {
 			continue
 		}
-		if state, ppid, _ := stat(pid); state == "Z" && ppid == os.Getpid() {
+		if state, ppid, _ := stat(pid); state == "Z" && ppid == parent {
 			pids = append(pids, pid)
 		}
 	}
@@ -141,20 +139,9 @@ func Parent(pid int) int {
 // stat returns pid's state, parent and process group, or "" once it is
 // gone.
 func stat(pid int) (state string, ppid, pgrp int) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
+	st, ppid, pgrp := procs.Stat(pid)
+	if st == 0 {
 		return "", 0, 0
 	}
-	// pid (comm) state ppid pgrp ...; comm may hold spaces, so cut at the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", 0, 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return "", 0, 0
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	pgrp, _ = strconv.Atoi(f[2])
-	return f[0], ppid, pgrp
+	return string(st), ppid, pgrp
 }
