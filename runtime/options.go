@@ -11,6 +11,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // Options configure a Runtime. The zero value is usable: every field has a
@@ -143,9 +144,12 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// shutdownBound is how long stopping everything can take: two grace
-// periods per server (they stop in parallel), the pipe wait, and margin.
-func (o *Options) shutdownBound() time.Duration { return 3*o.StopGrace + 5*time.Second }
+// shutdownBound is how long stopping everything can take: one stdio stop
+// sequence (servers stop in parallel), plus margin for the actors and the
+// remote transports. Past it Shutdown kills whatever is left anyway.
+func (o *Options) shutdownBound() time.Duration {
+	return mcpconn.StopBound(o.StopGrace) + 3*time.Second
+}
 
 // stateDir resolves the state directory now.
 func (o *Options) stateDir() (string, error) {
