@@ -19,16 +19,20 @@ import (
 // so an edit that keeps size and mtime, such as cp -p, touch -r or rsync
 // -t, is seen too). A file whose mtime or ctime is within racyWindow of
 // when it was read may have changed again within the same tick of the
-// file system's clock: it is not trusted, and read again at each turn
-// until it has aged (the rule git uses for its index), so that costs
-// at most racyWindow of reads after a change. Saves go through the
-// manager, which records the identity of the file it wrote (taken before
-// the rename: a hand edit right after it is never taken for the save).
+// file system's clock: it is not trusted, and is read again (the rule git
+// uses for its index) at most once per racyRecheck until it has aged — so
+// a change costs a read or two, and a timestamp in the future (a clock
+// stepped back, cp -p from a machine that was ahead), which stays "racy"
+// for good, costs one read a second, not one per turn. Saves go through
+// the manager, which records the identity of the file it wrote (taken
+// before the rename: a hand edit right after it is never taken for the
+// save).
 type onDisk struct {
 	file   *config.File // nil: unknown, or the file does not parse
 	err    error        // why file is nil
 	info   fs.FileInfo  // identity of what file was read from; nil: no file
 	readAt time.Time    // when it was read (or written)
+	doneAt time.Time    // when that read ended
 	read   bool         // file/err/info hold a read
 }
 
@@ -36,16 +40,23 @@ type onDisk struct {
 // systems' clocks (a kernel tick; whole seconds on some).
 const racyWindow = time.Second
 
+// racyRecheck is how long after the end of a read a racy file is read
+// again: an edit within the tick of the last read is seen at most this
+// late, and a file that stays racy costs at most one read per interval
+// however long a read takes.
+const racyRecheck = racyWindow
+
 // current returns the file as it is on disk now, reading it only if it
 // changed since the last read or write.
 func (a *Actor) current() (*config.File, error) {
 	info, statErr := a.statFile()
-	if a.disk.read && statErr == nil && sameFile(a.disk.info, info) && !racy(a.disk.info, a.disk.readAt) {
+	if a.disk.read && statErr == nil && sameFile(a.disk.info, info) &&
+		(!racy(a.disk.info, a.disk.readAt) || time.Since(a.disk.doneAt) < racyRecheck) {
 		return a.disk.file, a.disk.err
 	}
 	readAt := time.Now()
 	f, err := a.load()
-	a.disk = onDisk{file: f, err: err, info: info, readAt: readAt, read: true}
+	a.disk = onDisk{file: f, err: err, info: info, readAt: readAt, doneAt: time.Now(), read: true}
 	return f, err
 }
 
@@ -56,7 +67,8 @@ func (a *Actor) wrote(f *config.File, info fs.FileInfo) {
 		a.disk = onDisk{}
 		return
 	}
-	a.disk = onDisk{file: f.Clone(), info: info, readAt: time.Now(), read: true}
+	now := time.Now()
+	a.disk = onDisk{file: f.Clone(), info: info, readAt: now, doneAt: now, read: true}
 }
 
 // racy reports whether the file info describes may have changed again,
