@@ -168,6 +168,16 @@ func (s Server) Secrets() []string {
 	if s.Auth != nil {
 		add(s.Auth.Token)
 		add(s.Auth.ClientSecret)
+		if s.Auth.ClientSecret != "" {
+			// HTTP Basic client authentication (client_secret_basic, and
+			// x/oauth2's default for a confidential client) sends the
+			// form-escaped id:secret pair in base64 (RFC 6749 §2.3.1):
+			// that value is a secret of its own, kept for the whole life
+			// of the connection like every configured one.
+			pair := url.QueryEscape(s.Auth.ClientID) + ":" + url.QueryEscape(s.Auth.ClientSecret)
+			add(pair)
+			add(base64.StdEncoding.EncodeToString([]byte(pair)))
+		}
 		add(s.Auth.PrivateKey)
 		for _, line := range pemSecretLines(s.Auth.PrivateKey) {
 			add(line)

@@ -127,7 +127,10 @@ func TestSecrets(t *testing.T) {
 	s.URL = "https://u:" + urlSecret + "@example.com/"
 	s.Env = map[string]string{"B": envSecret, "A": envSecret, "C": ""}
 	s.Auth.ClientSecret = clientSecret // invalid for bearer, but still a secret
-	want := []string{envSecret, headerSecret, tokenSecret, clientSecret, urlSecret, "u:" + urlSecret,
+	s.Auth.ClientID = "id:1"
+	basic := "id%3A1:" + clientSecret // form-escaped, as HTTP Basic client auth sends it
+	want := []string{envSecret, headerSecret, tokenSecret, clientSecret, basic,
+		base64.StdEncoding.EncodeToString([]byte(basic)), urlSecret, "u:" + urlSecret,
 		base64.StdEncoding.EncodeToString([]byte("u:" + urlSecret))}
 	got := s.Secrets()
 	if fmt.Sprint(got) != fmt.Sprint(want) {

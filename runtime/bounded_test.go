@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,7 +31,12 @@ const floodLimit = 256 << 20
 // application/json) or an error status, written chunk by chunk until the
 // client stops reading. written is how much of it went out.
 type flooder struct {
-	status  int
+	status int
+	// only, if set, floods only the first tools/call whose body holds it;
+	// the others are served, and started is closed when one of them
+	// arrives.
+	only    string
+	started chan struct{}
 	armed   atomic.Bool
 	written atomic.Int64
 	done    chan struct{} // closed when the flood ended
@@ -39,6 +45,8 @@ type flooder struct {
 func (f *flooder) serve(t *testing.T) *httptest.Server {
 	t.Helper()
 	f.done = make(chan struct{})
+	f.started = make(chan struct{})
+	var startedOnce sync.Once
 	f.armed.Store(true)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
 		return exampleserver.NewServer(exampleserver.Options{})
@@ -46,7 +54,13 @@ func (f *flooder) serve(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if !bytes.Contains(body, []byte(`"tools/call"`)) || !f.armed.CompareAndSwap(true, false) {
+		call := bytes.Contains(body, []byte(`"tools/call"`))
+		if call && f.only != "" && !bytes.Contains(body, []byte(f.only)) {
+			startedOnce.Do(func() { close(f.started) })
+			h.ServeHTTP(w, r)
+			return
+		}
+		if !call || !f.armed.CompareAndSwap(true, false) {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -113,6 +127,38 @@ func TestRemoteAnswerOverItsBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A call in flight when another call's answer ends the session for being
+// too large says why it failed too (review of issue 10: it said only
+// "session closed").
+func TestRemoteAnswerOverItsBoundFailsCallsInFlight(t *testing.T) {
+	f := &flooder{status: http.StatusOK, only: `"echo"`}
+	srv := f.serve(t)
+	rt := start(t, Options{Restart: RestartPolicy{Initial: 10 * time.Millisecond}},
+		config.Server{Name: "big", Type: config.TypeHTTP, URL: srv.URL, Enabled: true})
+	if st := rt.waitSettled(t, "big"); st.State != status.Ready {
+		t.Fatalf("big = %+v", st)
+	}
+	slow := make(chan error, 1)
+	go func() {
+		_, err := rt.CallTool(context.Background(), "big__sleep", map[string]any{"ms": 20_000})
+		slow <- err
+	}()
+	<-f.started
+	if _, err := rt.CallTool(context.Background(), "big__echo", map[string]any{"text": "hi"}); !errors.Is(err, tools.ErrResponseTooLarge) {
+		t.Fatalf("flooded call: %v, want ErrResponseTooLarge", err)
+	}
+	select {
+	case err := <-slow:
+		if !errors.Is(err, tools.ErrResponseTooLarge) || !errors.Is(err, tools.ErrSessionClosed) {
+			t.Errorf("call in flight: %v, want ErrSessionClosed naming ErrResponseTooLarge", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the call in flight did not end with its session")
+	}
+	<-f.done
+	rt.waitBack(t, "big")
 }
 
 // waitBack waits until name is ready again after losing a session, and

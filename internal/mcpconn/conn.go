@@ -387,9 +387,13 @@ func (c *Conn) watch() {
 }
 
 // endWith ends the transport from this side with err as the reason, for a
-// failure the transport cannot see (a refused token refresh).
+// failure the transport cannot see (a refused token refresh, an answer
+// over its bound). The calls in flight are cancelled first: the SDK's
+// Close waits for them, and a slow one would keep the ended session (and
+// its tools) around until it finished.
 func (c *Conn) endWith(err error) {
 	if c.cause.CompareAndSwap(nil, &err) {
+		c.endCalls(true)
 		c.goFn(func() { c.cs.Close() })
 	}
 }
@@ -460,6 +464,11 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case tooLarge != nil: // whichever way the end reached this call
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tooLarge)
 	case closing, errors.Is(err, mcp.ErrConnectionClosed):
+		if cause := c.cause.Load(); cause != nil {
+			// A call in flight when the session was ended from here (an
+			// answer over its bound elsewhere, a refused refresh) says why.
+			return nil, scrubError(c.scrub, fmt.Errorf("calling %q on %q: %w: %w", name, c.name, tools.ErrSessionClosed, *cause))
+		}
 		return nil, fmt.Errorf("calling %q on %q: %w", name, c.name, tools.ErrSessionClosed)
 	case callCtx.Err() != nil:
 		return nil, fmt.Errorf("calling %q on %q: %w after %s (timeout_seconds)", name, c.name, tools.ErrTimeout, c.timeout)

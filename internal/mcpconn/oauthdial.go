@@ -2,7 +2,6 @@ package mcpconn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
 )
 
 // ErrPrivateOAuthHost: an OAuth endpoint (discovery, registration, token,
@@ -19,7 +20,7 @@ import (
 // unspecified address that is not the MCP server's own host. A server's
 // metadata names these endpoints, so it could otherwise point the runtime
 // at a service on the user's machine or network.
-var ErrPrivateOAuthHost = errors.New("refused an OAuth endpoint on a private address")
+var ErrPrivateOAuthHost = oauthflow.ErrPrivateOAuthHost
 
 // hostResolver looks up a host name: net.DefaultResolver, or a test's.
 type hostResolver interface {

@@ -30,6 +30,12 @@ import (
 // again. Nothing retries it automatically, so no browser ever loops.
 var ErrNeedsReauth = errors.New("login required")
 
+// ErrPrivateOAuthHost: an OAuth endpoint (discovery, registration, token,
+// refresh) resolved to a non-public address that is not the MCP server's
+// own host. The dial guard that refuses it lives with the connection
+// (internal/mcpconn); it is declared here so that a login error keeps it.
+var ErrPrivateOAuthHost = errors.New("refused an OAuth endpoint on a private address")
+
 // ErrLoginCancelled: a login was abandoned before the authorization server
 // redirected back (shutdown, delete, disable, restart or timeout).
 var ErrLoginCancelled = errors.New("login cancelled")

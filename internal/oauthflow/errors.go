@@ -9,7 +9,7 @@ import (
 )
 
 // sentinels are what callers match a login error with.
-var sentinels = []error{ErrNeedsReauth, ErrLoginCancelled, context.Canceled, context.DeadlineExceeded}
+var sentinels = []error{ErrNeedsReauth, ErrLoginCancelled, ErrPrivateOAuthHost, context.Canceled, context.DeadlineExceeded}
 
 // clean scrubs an error leaving Authorize: the go-sdk wraps token endpoint
 // answers (oauth2.RetrieveError, whose text includes the response body)
