@@ -1,0 +1,140 @@
+package events
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	at   = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	head = Header{Server: "fs", Time: at, Seq: 7}
+)
+
+// everyType holds one of each event type, with its own fields as JSON
+// must show them, and a piece of its String().
+var everyType = []struct {
+	e      Event
+	fields map[string]any
+	text   string
+}{
+	{ServerAdded{Header: head}, nil, "fs: added"},
+	{ServerRemoved{Header: head}, nil, "fs: removed"},
+	{StateChanged{Header: head, From: "ready", To: "backoff", Error: "exit status 1", ErrorKind: "session_lost",
+		NextRetryAt: at.Add(800 * time.Millisecond), Restarts: 2},
+		map[string]any{"from": "ready", "to": "backoff", "error": "exit status 1", "error_kind": "session_lost",
+			"next_retry_at": "2026-12-01T12:00:00.8Z", "restarts": 2.0},
+		"state ready -> backoff (restarts 2, next retry 2026-12-01T12:00:00.8Z, session_lost): exit status 1"},
+	{SessionStarted{Header: head, PID: 4242, ProtocolVersion: "2025-06-18"},
+		map[string]any{"pid": 4242.0, "protocol_version": "2025-06-18"}, "session started (pid 4242)"},
+	{SessionLost{Header: head, Error: "EOF", ExitStatus: "signal: killed"},
+		map[string]any{"error": "EOF", "exit_status": "signal: killed"}, "session lost (signal: killed): EOF"},
+	{ToolsChanged{Header: head, Count: 3, Added: []string{"read"}},
+		map[string]any{"count": 3.0, "added": []any{"read"}, "removed": []any{}}, "3 tools +read"},
+	{PromptsChanged{Header: head, Count: 1, Removed: []string{"old"}},
+		map[string]any{"count": 1.0, "added": []any{}, "removed": []any{"old"}}, "1 prompts -old"},
+	{LoginRequired{Header: head, AuthorizeURL: "https://as.example/authorize?state=s"},
+		map[string]any{"authorize_url": "https://as.example/authorize?state=s"}, "login required at https://as.example"},
+	{LoginCompleted{Header: head}, nil, "login completed"},
+	{LoginFailed{Header: head, Error: "access_denied"}, map[string]any{"error": "access_denied"}, "login failed: access_denied"},
+	{TokenRefreshed{Header: head}, nil, "token refreshed"},
+	{RefreshRefused{Header: head, Error: "invalid_grant"}, map[string]any{"error": "invalid_grant"}, "refresh refused: invalid_grant"},
+	{ActorPanicked{Header: head, Path: "manager/fs", Value: "boom"},
+		map[string]any{"path": "manager/fs", "value": "boom"}, "actor manager/fs panicked: boom"},
+	{ConfigSaved{Header: Header{Time: at, Seq: 7}}, nil, "#7 config saved"},
+	{ConfigRejected{Header: Header{Time: at, Seq: 7}, Error: "line 3: unknown field"},
+		map[string]any{"error": "line 3: unknown field"}, "#7 config rejected: line 3"},
+	{ServerLog{Header: head, Level: "warning", Text: "disk full"},
+		map[string]any{"level": "warning", "text": "disk full"}, "[warning] disk full"},
+	{RequestRefused{Header: head, Method: "sampling/createMessage", Limit: "max_in_flight"},
+		map[string]any{"method": "sampling/createMessage", "limit": "max_in_flight"}, "refused sampling/createMessage (max_in_flight)"},
+	{Dropped{Header: head, N: 12}, map[string]any{"n": 12.0}, "dropped 12 events"},
+}
+
+func TestEveryTypeHasTypeStringAndJSON(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tc := range everyType {
+		typ := tc.e.Type()
+		if typ == "" || strings.ToLower(typ) != typ || seen[typ] {
+			t.Errorf("%T: Type() = %q, want a new snake_case name", tc.e, typ)
+		}
+		seen[typ] = true
+		if s := tc.e.String(); !strings.Contains(s, tc.text) || !strings.HasPrefix(s, "#7 ") {
+			t.Errorf("%T: String() = %q, want #7 … %q", tc.e, s, tc.text)
+		}
+		data, err := json.Marshal(tc.e)
+		if err != nil {
+			t.Fatalf("%T: marshalling: %v", tc.e, err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatalf("%T: reading back %s: %v", tc.e, data, err)
+		}
+		want := map[string]any{"seq": 7.0, "type": typ, "server": tc.e.Head().Server, "time": "2026-12-01T12:00:00Z"}
+		for k, v := range tc.fields {
+			want[k] = v
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%T: JSON %s\nwant %v", tc.e, data, want)
+		}
+	}
+}
+
+// TestTableCoversTheClosedSet keeps everyType honest: every type of the
+// package that implements Event (has a stamp method) is in it.
+func TestTableCoversTheClosedSet(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatalf("listing the package: %v", err)
+	}
+	var files []*ast.File
+	for _, ent := range entries {
+		if name := ent.Name(); strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+			if err != nil {
+				t.Fatalf("parsing %s: %v", name, err)
+			}
+			files = append(files, f)
+		}
+	}
+	inTable := map[string]bool{}
+	for _, tc := range everyType {
+		inTable[reflect.TypeOf(tc.e).Name()] = true
+	}
+	n := 0
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Name.Name != "stamp" || fn.Recv == nil {
+				continue
+			}
+			n++
+			name := fn.Recv.List[0].Type.(*ast.Ident).Name
+			if !inTable[name] {
+				t.Errorf("event type %s is not in everyType", name)
+			}
+		}
+	}
+	if n != len(everyType) {
+		t.Errorf("%d event types in the package, %d in everyType", n, len(everyType))
+	}
+}
+
+func TestRemoteSessionAndQuietFields(t *testing.T) {
+	data, _ := json.Marshal(SessionStarted{Header: head, ProtocolVersion: "2025-06-18"})
+	if strings.Contains(string(data), "pid") {
+		t.Errorf("a remote session's JSON %s has a pid", data)
+	}
+	data, _ = json.Marshal(StateChanged{Header: head, From: "starting", To: "ready"})
+	for _, k := range []string{"next_retry_at", "error"} {
+		if strings.Contains(string(data), k) {
+			t.Errorf("JSON of a plain state change %s has %s", data, k)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Type names of the runtime's own events.
+const (
+	TypeActorPanicked  = "actor_panicked"
+	TypeConfigSaved    = "config_saved"
+	TypeConfigRejected = "config_rejected"
+	TypeRequestRefused = "request_refused"
+)
+
+// ActorPanicked says an actor panicked and its parent restarts it.
+type ActorPanicked struct {
+	Header
+	// Path is the actor's place in the tree ("manager/fs/session").
+	Path string
+	// Value is the panic value as text, scrubbed of secrets.
+	Value string
+}
+
+// Type implements Event.
+func (ActorPanicked) Type() string { return TypeActorPanicked }
+
+func (e ActorPanicked) String() string {
+	return e.prefix() + "actor " + e.Path + " panicked: " + e.Value
+}
+
+// MarshalJSON implements json.Marshaler.
+func (e ActorPanicked) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		wireHeader
+		Path  string `json:"path"`
+		Value string `json:"value"`
+	}{e.wire(TypeActorPanicked), e.Path, e.Value})
+}
+
+func (e ActorPanicked) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
+
+// ConfigSaved says the configuration file was written.
+type ConfigSaved struct {
+	Header
+}
+
+// Type implements Event.
+func (ConfigSaved) Type() string { return TypeConfigSaved }
+
+func (e ConfigSaved) String() string { return e.prefix() + "config saved" }
+
+// MarshalJSON implements json.Marshaler.
+func (e ConfigSaved) MarshalJSON() ([]byte, error) {
+	return json.Marshal(e.wire(TypeConfigSaved))
+}
+
+func (e ConfigSaved) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
+
+// ConfigRejected says the configuration file could not be used; the
+// runtime keeps the configuration it had.
+type ConfigRejected struct {
+	Header
+	// Error is the parse or validation error, naming what is wrong.
+	Error string
+}
+
+// Type implements Event.
+func (ConfigRejected) Type() string { return TypeConfigRejected }
+
+func (e ConfigRejected) String() string { return withError(e.prefix()+"config rejected", e.Error) }
+
+// MarshalJSON implements json.Marshaler.
+func (e ConfigRejected) MarshalJSON() ([]byte, error) {
+	return marshalError(e.wire(TypeConfigRejected), e.Error)
+}
+
+func (e ConfigRejected) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
+
+// RequestRefused says the runtime refused a request a server sent it
+// (sampling, elicitation) because a limit said no.
+type RequestRefused struct {
+	Header
+	// Method is the request's MCP method ("sampling/createMessage").
+	Method string
+	// Limit names the limit that refused it ("max_in_flight",
+	// "no_handler").
+	Limit string
+}
+
+// Type implements Event.
+func (RequestRefused) Type() string { return TypeRequestRefused }
+
+func (e RequestRefused) String() string {
+	return e.prefix() + fmt.Sprintf("refused %s (%s)", e.Method, e.Limit)
+}
+
+// MarshalJSON implements json.Marshaler.
+func (e RequestRefused) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		wireHeader
+		Method string `json:"method"`
+		Limit  string `json:"limit"`
+	}{e.wire(TypeRequestRefused), e.Method, e.Limit})
+}
+
+func (e RequestRefused) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
