@@ -280,3 +280,38 @@ func TestEmitIgnoresDropped(t *testing.T) {
 		t.Fatalf("LastSeq = %d after emitting only a Dropped and nil, want 0", s)
 	}
 }
+
+// TestSubscribeAndCloseWhileEmitting runs subscribers that come and go
+// against emitters (for -race): each subscription sees strictly increasing Seqs, a Dropped included.
+func TestSubscribeAndCloseWhileEmitting(t *testing.T) {
+	bus := NewBus(&Options{Buffer: 8, History: 16})
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					bus.Emit(added("fs"))
+				}
+			}
+		})
+	}
+	for i := range 200 {
+		sub := bus.Subscribe(SubscribeOptions{From: bus.LastSeq() - min(bus.LastSeq(), 20)})
+		var last uint64
+		for range 10 {
+			e := next(t, sub)
+			if s := e.Head().Seq; s <= last {
+				t.Fatalf("subscription %d: Seq %d after %d", i, s, last)
+			}
+			last = e.Head().Seq
+		}
+		sub.Close()
+	}
+	close(stop)
+	wg.Wait()
+	bus.Close()
+}
