@@ -55,6 +55,7 @@ func DuplicateKey(data []byte) (string, error) {
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // a number is skipped, never converted to a float64
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) && len(stack) > 0 {
