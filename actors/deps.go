@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
@@ -26,6 +27,10 @@ type Deps struct {
 	Logger   *slog.Logger
 	Registry *tools.Registry
 	Board    *status.Board
+	// Events is the runtime's one event stream. Actors emit what happens
+	// (state changes, sessions, listings, logins) into it; the status
+	// board, the log and the host consume it.
+	Events *events.Bus
 	// Work tracks goroutines that outlive a Receive (dials, closes). An
 	// actor may stop before its goroutines finish; Shutdown waits for
 	// Work so that no process or goroutine outlives the Runtime.

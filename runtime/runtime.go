@@ -32,6 +32,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/manager"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
@@ -47,6 +48,7 @@ type Runtime struct {
 	registry *tools.Registry
 	prompts  *prompts.Registry
 	board    *status.Board
+	bus      *events.Bus // the one event stream; the board is its reducer
 	procs    *procs.Tracker
 	gate     *requestGate // the limits of the requests servers send
 	system   *actor.ActorSystem
@@ -62,6 +64,10 @@ type Runtime struct {
 	stopWatch    chan struct{} // closed when Shutdown began
 	failure      atomic.Value  // string: why the runtime stopped working
 	id           string        // marks the runtime's outgoing requests (see refuseOwnRequests)
+	// boot identifies this Runtime instance in event ids ("<boot>-<seq>"),
+	// so that a subscriber resuming across a restart is told it missed
+	// events instead of being handed another instance's.
+	boot string
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which
@@ -95,7 +101,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		drained:     make(chan struct{}),
 		stopWatch:   make(chan struct{}),
 		id:          "mcpvisor-" + rand.Text()[:12],
+		boot:        rand.Text()[:10],
 	}
+	r.bus = events.NewBus(nil)
 	r.store = config.Store{Dir: r.opts.stateDir}
 	var err error
 	r.procs, err = procs.New(procs.Options{Subreaper: opts.Subreaper})
@@ -135,6 +143,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Sample:       sample,
 		Roots:        opts.roots(),
 		Board:        r.board,
+		Events:       r.bus,
 		Work:         &r.work,
 		Grace:        opts.StopGrace,
 		Restart:      opts.Restart,
@@ -263,6 +272,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 			// forked between a stop's scan and its kill.
 			r.procs.KillAll(killWait)
 			r.system.Shutdown()
+			r.bus.Close() // every subscriber reads what is left, then ErrClosed
 			close(r.drained)
 		}()
 	})
