@@ -12,6 +12,36 @@ import (
 	"github.com/openprogram/mcpvisor/messages"
 )
 
+// DebugHandler returns the debug routes, apart from the management API of
+// Handler, as net/http/pprof keeps its handlers apart: a host mounts them
+// where it wants them, or not at all. The patterns are full paths, so a
+// host mounts the handler at "/debug/" (mux.Handle("/debug/",
+// rt.DebugHandler())):
+//
+//	GET    /debug/actors                     the live actor tree (ActorTree)
+//	POST   /debug/actors/kill                {"path": ..., "how": ...} → the injection (InjectFailure);
+//	                                         only with Options.Debug, absent otherwise
+//
+// Its answers and guards are those of Handler: JSON with nosniff, the
+// loopback Host check, cross-origin protection for writes, the refusal of
+// requests the runtime itself sent, a 30 s write deadline per answer.
+func (r *Runtime) DebugHandler() http.Handler {
+	mux := http.NewServeMux()
+	r.handle(mux, "GET /debug/actors", ordinary, r.handleActors)
+	if r.opts.Debug {
+		r.handle(mux, "POST /debug/actors/kill", ordinary, r.handleKill)
+	}
+	return r.guarded(mux)
+}
+
+func (r *Runtime) handleActors(w http.ResponseWriter, req *http.Request) error {
+	tree, err := r.ActorTree(req.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, tree)
+}
+
 // killTimeout bounds the wait for a failure injection to be delivered.
 const killTimeout = 2 * time.Second
 

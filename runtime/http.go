@@ -36,7 +36,8 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
 //	GET    /api/mcp/prompts                  {"prompts": [...]}
 //	POST   /api/mcp/prompts/{name}/get       {"arguments": {"k": "v"}} → the messages
-//	GET    /debug/actors                     the live actor tree
+//
+// The debug routes are not part of it: see DebugHandler.
 //
 // Every answer is JSON with X-Content-Type-Options: nosniff, and every
 // secret in it is masked. An error answer is {"error": "...", "field":
@@ -59,9 +60,8 @@ const maxBodyBytes = 1 << 20
 // make any mcpvisor runtime call it.
 func (r *Runtime) Handler() http.Handler {
 	mux := http.NewServeMux()
-	// Each route answers within its deadline (see http_deadline.go).
 	handleFor := func(pattern string, budget func(*http.Request) time.Duration, h handlerFunc) {
-		mux.Handle(pattern, apiHandler{h: withDeadline(budget, h), log: r.logAPIError})
+		r.handle(mux, pattern, budget, h)
 	}
 	handle := func(pattern string, h handlerFunc) { handleFor(pattern, ordinary, h) }
 	handle("GET /healthz", r.handleHealthz)
@@ -76,11 +76,21 @@ func (r *Runtime) Handler() http.Handler {
 	handleFor("POST /api/mcp/tools/{name}/call", r.toolBudget, r.handleCallTool)
 	handle("GET /api/mcp/prompts", r.handleListPrompts)
 	handleFor("POST /api/mcp/prompts/{name}/get", r.promptBudget, r.handleGetPrompt)
-	handle("GET /debug/actors", r.handleActors)
-	if r.opts.Debug {
-		handle("POST /debug/actors/kill", r.handleKill)
-	}
+	return r.guarded(mux)
+}
 
+// handle registers a route of the API's kind on mux: its answer within
+// the budget's deadline (see http_deadline.go), its error as the error
+// answer.
+func (r *Runtime) handle(mux *http.ServeMux, pattern string, budget func(*http.Request) time.Duration, h handlerFunc) {
+	mux.Handle(pattern, apiHandler{h: withDeadline(budget, h), log: r.logAPIError})
+}
+
+// guarded puts mux behind what every route of Handler and DebugHandler
+// has: the common headers, the refusal of the runtime's own requests, the
+// loopback Host check, cross-origin protection and JSON answers for
+// unmatched requests.
+func (r *Runtime) guarded(mux *http.ServeMux) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, &apiError{Status: http.StatusForbidden,

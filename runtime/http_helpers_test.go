@@ -128,7 +128,16 @@ type apiClient struct {
 }
 
 func newAPI(t *testing.T, rt *testRuntime) *apiClient {
-	return &apiClient{t: t, h: rt.Handler(), rt: rt}
+	return &apiClient{t: t, h: mounted(rt.Runtime), rt: rt}
+}
+
+// mounted is Handler with DebugHandler mounted at /debug/, as a host
+// mounts them on one mux.
+func mounted(rt *Runtime) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/debug/", rt.DebugHandler())
+	mux.Handle("/", rt.Handler())
+	return mux
 }
 
 // do sends body as application/json; a write (POST, PATCH, DELETE) with

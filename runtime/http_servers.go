@@ -106,14 +106,6 @@ func (r *Runtime) handleReload(w http.ResponseWriter, req *http.Request) error {
 	return writeJSON(w, http.StatusOK, res)
 }
 
-func (r *Runtime) handleActors(w http.ResponseWriter, req *http.Request) error {
-	tree, err := r.ActorTree(req.Context())
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, tree)
-}
-
 // unknownWhileBroken answers a change to an unknown server with 409 while
 // the config file does not parse: the servers of that file are not loaded,
 // so the runtime calls them unknown, while the real problem is the file.

@@ -121,13 +121,13 @@ func TestHTTPUnmatchedRoutes(t *testing.T) {
 		{"POST", "/healthz", http.StatusMethodNotAllowed, []string{"GET"}},
 		{"DELETE", "/api/mcp/tools", http.StatusMethodNotAllowed, []string{"GET"}},
 		{"GET", "/api/mcp/tools/ex__echo/call", http.StatusMethodNotAllowed, []string{"POST"}},
-		{"OPTIONS", "/debug/actors", http.StatusMethodNotAllowed, []string{"GET"}},
 		{"GET", "/", http.StatusNotFound, nil},
 		{"GET", "/api/mcp", http.StatusNotFound, nil},
 		{"GET", "/api/mcp/servers/", http.StatusNotFound, nil},
 		{"GET", "/api/mcp/servers/ex/tools", http.StatusNotFound, nil},
 		{"POST", "/api/mcp/tools/ex__echo", http.StatusNotFound, nil},
 		{"GET", "/debug/pprof/", http.StatusNotFound, nil},
+		{"GET", "/debug/actors", http.StatusNotFound, nil}, // DebugHandler's
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

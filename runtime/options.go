@@ -32,9 +32,10 @@ type Options struct {
 	// 200ms, doubling, capped at 30s, ±20 % jitter, starting afresh after
 	// 60s of readiness (the zero value).
 	Restart RestartPolicy
-	// Debug mounts POST /debug/actors/kill, which injects failures into
-	// server and session actors for chaos tests and demos. Off by default;
-	// the route does not exist then.
+	// Debug adds POST /debug/actors/kill to DebugHandler (and allows
+	// InjectFailure), which injects failures into server and session
+	// actors for chaos tests and demos. Off by default; the route does not
+	// exist then.
 	Debug bool
 	// Ready, if set, is the host's own readiness check: Healthy (and so
 	// /healthz) fails while it fails. MCP servers never gate readiness.

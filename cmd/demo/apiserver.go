@@ -3,8 +3,27 @@ package main
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/openprogram/mcpvisor/runtime"
 )
+
+// managementHandler is what `demo run` serves on its listener: the
+// runtime's debug routes under /debug/ and its management API everywhere
+// else. It picks by prefix rather than through an http.ServeMux, whose
+// own redirect of a path not in canonical form would answer in text:
+// both handlers answer every request, errors included, in JSON.
+func managementHandler(rt *runtime.Runtime) http.Handler {
+	api, debug := rt.Handler(), rt.DebugHandler()
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, "/debug/") {
+			debug.ServeHTTP(w, req)
+			return
+		}
+		api.ServeHTTP(w, req)
+	})
+}
 
 // apiTimeouts are the connection timeouts of the management API's server;
 // a zero field takes its default. The routes of runtime.Handler set their

@@ -41,7 +41,7 @@ func serveTestAPI(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newAPIServer(rt.Handler(), logger, testTimeouts)
+	srv := newAPIServer(managementHandler(rt), logger, testTimeouts)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {

@@ -133,13 +133,29 @@ func TestRunServesAPI(t *testing.T) {
 	}
 	waitFor("ex", "ready")
 
-	// A foreign Host is refused (DNS rebinding).
-	req, _ := http.NewRequest("GET", base+"/api/mcp/servers", nil)
-	req.Host = "attacker.example"
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
-		t.Errorf("foreign Host: %v %v, want 403", resp, err)
-	} else {
-		resp.Body.Close()
+	// The debug routes are served beside the API, at the same paths as
+	// before the two were split; the kill route only with -debug.
+	var tree struct {
+		Kind     string
+		Children []struct{ Name string }
+	}
+	if code := get("/debug/actors", &tree); code != http.StatusOK || tree.Kind != "manager" || len(tree.Children) != 1 || tree.Children[0].Name != "ex" {
+		t.Errorf("GET /debug/actors: %d %+v, want the manager with ex", code, tree)
+	}
+	var refused map[string]string
+	if code := get("/debug/actors/kill", &refused); code != http.StatusNotFound {
+		t.Errorf("kill route without -debug: %d %v, want 404", code, refused)
+	}
+
+	// A foreign Host is refused (DNS rebinding), on both.
+	for _, path := range []string{"/api/mcp/servers", "/debug/actors"} {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Host = "attacker.example"
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("foreign Host on %s: %v %v, want 403", path, resp, err)
+		} else {
+			resp.Body.Close()
+		}
 	}
 
 	// A hand edit, then SIGHUP: the added server appears and connects.

@@ -70,7 +70,7 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 		logger.Error("starting runtime", "error", err)
 		return 1
 	}
-	srv := newAPIServer(rt.Handler(), logger, apiTimeouts{})
+	srv := newAPIServer(managementHandler(rt), logger, apiTimeouts{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
