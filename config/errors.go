@@ -44,6 +44,13 @@ func (e *FieldError) Error() string {
 	return b.String()
 }
 
+// ErrInvalid is matched (with errors.Is) by every *FieldError: some field
+// of a configuration is invalid.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Is makes every FieldError match ErrInvalid.
+func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
+
 func fieldErr(field, msg string) *FieldError {
 	return &FieldError{Field: field, Message: msg}
 }

@@ -146,12 +146,12 @@ func TestRemoteAnswerOverItsBoundFailsCallsInFlight(t *testing.T) {
 		slow <- err
 	}()
 	<-f.started
-	if _, err := rt.CallTool(context.Background(), "big__echo", map[string]any{"text": "hi"}); !errors.Is(err, tools.ErrResponseTooLarge) {
+	if _, err := rt.CallTool(context.Background(), "big__echo", map[string]any{"text": "hi"}); !errors.Is(err, ErrResponseTooLarge) {
 		t.Fatalf("flooded call: %v, want ErrResponseTooLarge", err)
 	}
 	select {
 	case err := <-slow:
-		if !errors.Is(err, tools.ErrResponseTooLarge) || !errors.Is(err, tools.ErrSessionClosed) {
+		if !errors.Is(err, ErrResponseTooLarge) || !errors.Is(err, ErrSessionClosed) {
 			t.Errorf("call in flight: %v, want ErrSessionClosed naming ErrResponseTooLarge", err)
 		}
 	case <-time.After(15 * time.Second):

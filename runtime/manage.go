@@ -10,34 +10,6 @@ import (
 	"github.com/openprogram/mcpvisor/status"
 )
 
-// Errors of the management calls, matched with errors.Is. Validation errors
-// are *config.FieldError (errors.As), and a config file that does not parse
-// makes every write fail with config.ErrUnparsable.
-var (
-	// ErrUnknownServer: no server of that name is configured.
-	ErrUnknownServer = messages.ErrUnknownServer
-	// ErrServerExists: AddServer with a name already configured.
-	ErrServerExists = messages.ErrServerExists
-	// ErrRestartFailed: a PATCH's restart on the new config failed; the
-	// server runs on its previous config again and the file is unchanged.
-	ErrRestartFailed = messages.ErrRestartFailed
-	// ErrShuttingDown: the runtime is shutting down.
-	ErrShuttingDown = messages.ErrShuttingDown
-	// ErrDisabled: RestartServer of a disabled server.
-	ErrDisabled = messages.ErrDisabled
-	// ErrServerDied: the server's actor died while the operation waited;
-	// the next operation on it starts a fresh one.
-	ErrServerDied = messages.ErrServerDied
-	// ErrSuperseded: a later change to the same server replaced this one
-	// before it completed; this one left the file unchanged.
-	ErrSuperseded = messages.ErrSuperseded
-	// ErrProcessesLinger: RemoveServer removed the server (file, tools,
-	// status), but some of its processes still ran when the stop
-	// sequence's bound (about four StopGrace periods) ran out; Shutdown
-	// still kills them.
-	ErrProcessesLinger = messages.ErrProcessesLinger
-)
-
 // The management calls below are carried out one at a time by the
 // manager actor. A ctx that ends while a call waits makes the call return
 // ctx.Err(), but the operation itself still completes (a PATCH whose
