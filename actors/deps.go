@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -35,9 +36,11 @@ type Deps struct {
 	// actor may stop before its goroutines finish; Shutdown waits for
 	// Work so that no process or goroutine outlives the Runtime.
 	Work *sync.WaitGroup
-	// Grace is each of the two stop grace periods of a stdio server.
+	// Grace is each of the two stop grace periods of a stdio server
+	// (Options.StopGrace, resolved).
 	Grace time.Duration
-	// Restart is how a lost session is restarted.
+	// Restart is how a lost session is restarted (Options.Restart,
+	// resolved).
 	Restart RestartPolicy
 	// Client names us to servers in initialize.
 	Client *mcp.Implementation
@@ -64,7 +67,8 @@ type Deps struct {
 	Tokens tokenstore.Store
 	// OpenURL sends the user to an authorization URL during a login.
 	OpenURL func(ctx context.Context, url string) error
-	// LoginTimeout bounds the wait for the browser (0: the default).
+	// LoginTimeout bounds the wait for the browser (Options.LoginTimeout,
+	// resolved).
 	LoginTimeout time.Duration
 	// RequestMark marks every HTTP request the Runtime sends (its id), so
 	// that its management API refuses them.
@@ -80,9 +84,11 @@ type Deps struct {
 	Gone func(name string)
 }
 
-// RestartPolicy is how a server actor restarts a lost session: after an
-// exponential backoff with jitter, reset once a session stayed ready for
-// ResetAfter. The zero value means the defaults below.
+// RestartPolicy is how a server actor restarts a lost session, and the
+// manager respawns a server actor that died: after an exponential backoff
+// with jitter, reset once a session stayed ready for ResetAfter. The zero
+// value means the defaults below; runtime.Options resolves them once, so
+// the policy on Deps is complete.
 type RestartPolicy struct {
 	// Initial is the first delay (default 200ms); each next one doubles.
 	Initial time.Duration
@@ -110,4 +116,17 @@ func (p RestartPolicy) WithDefaults() RestartPolicy {
 		p.ResetAfter = 60 * time.Second
 	}
 	return p
+}
+
+// Backoff is a fresh exponential backoff on the policy (its zero fields
+// taking the defaults): Initial, doubling, capped at Max, spread by
+// Jitter. The one place a backoff is built from the policy, for the
+// server actor's session restarts and the manager's respawns alike.
+func (p RestartPolicy) Backoff() *backoff.ExponentialBackOff {
+	p = p.WithDefaults()
+	b := &backoff.ExponentialBackOff{
+		InitialInterval: p.Initial, Multiplier: 2, MaxInterval: p.Max, RandomizationFactor: p.Jitter,
+	}
+	b.Reset()
+	return b
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +42,12 @@ type Options struct {
 	// /healthz) fails while it fails. MCP servers never gate readiness.
 	Ready func(ctx context.Context) error
 	// ClientName and ClientVersion name the host to servers in initialize.
-	// Default "mcpvisor" and the module version.
+	// Default "mcpvisor" and the version of the mcpvisor module built into
+	// the binary, from its build info: the module's version ("v0.4.1", or
+	// the pseudo-version the go command stamps from the checkout), or, for
+	// a build it could not stamp (go test, go run, a local replace),
+	// "devel", followed by the VCS revision when there is one
+	// ("devel+0123456789ab", ".dirty" with uncommitted changes).
 	ClientName    string
 	ClientVersion string
 	// Elicit is called when a server asks the user for input
@@ -106,7 +112,13 @@ type Options struct {
 	transport func(config.Server) mcp.Transport
 }
 
-const defaultStopGrace = 2 * time.Second
+// The defaults of Options that are durations, as the field comments say.
+// setDefaults applies them (and the restart policy's) once, at Start;
+// everything below the runtime gets the resolved values.
+const (
+	defaultStopGrace    = 2 * time.Second
+	defaultLoginTimeout = 5 * time.Minute
+)
 
 // Root is one root offered to servers: a URI ("file:///home/me/project")
 // and an optional display name.
@@ -134,15 +146,67 @@ func (o *Options) setDefaults() {
 	if o.StopGrace <= 0 {
 		o.StopGrace = defaultStopGrace
 	}
+	if o.LoginTimeout <= 0 {
+		o.LoginTimeout = defaultLoginTimeout
+	}
+	o.Restart = o.Restart.WithDefaults()
 	if o.ClientName == "" {
 		o.ClientName = "mcpvisor"
 	}
 	if o.ClientVersion == "" {
-		o.ClientVersion = "0.1.0"
+		o.ClientVersion = moduleVersion(debug.ReadBuildInfo())
 	}
 	if o.OpenURL == nil {
 		o.OpenURL = defaultOpenURL(o.Logger)
 	}
+}
+
+// modulePath is this module's path, as go.mod declares it.
+const modulePath = "github.com/openprogram/mcpvisor"
+
+// moduleVersion is the version of the mcpvisor module in a binary of build
+// info info (ok as debug.ReadBuildInfo says): the main module's when
+// mcpvisor is the main module (its own commands, its tests), else that of
+// the mcpvisor dependency (a host), through a replace if any. A version
+// the go command could not know ("(devel)", a replace by a directory, no
+// build info) is "devel", with the VCS revision the build recorded.
+func moduleVersion(info *debug.BuildInfo, ok bool) string {
+	if !ok || info == nil {
+		return "devel"
+	}
+	mod := &info.Main
+	if mod.Path != modulePath {
+		mod = nil
+		for _, dep := range info.Deps {
+			if dep.Path == modulePath {
+				mod = dep
+				break
+			}
+		}
+	}
+	if mod != nil && mod.Replace != nil {
+		mod = mod.Replace
+	}
+	if mod != nil && mod.Version != "" && mod.Version != "(devel)" {
+		return mod.Version
+	}
+	v := "devel"
+	if info.Main.Path != modulePath {
+		return v // the host's revision is not ours
+	}
+	var modified bool
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += "+" + s.Value[:min(len(s.Value), 12)]
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if modified && v != "devel" {
+		v += ".dirty"
+	}
+	return v
 }
 
 // shutdownBound is how long stopping everything can take: one stdio stop

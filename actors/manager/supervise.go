@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/cenkalti/backoff/v5"
 
 	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
@@ -125,7 +124,7 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	e.cfg = e.good // a respawn runs the settled config
 	policy := a.Deps.Restart.WithDefaults()
 	if e.respawns == nil {
-		e.respawns = &backoff.ExponentialBackOff{InitialInterval: policy.Initial, Multiplier: 2, MaxInterval: policy.Max, RandomizationFactor: policy.Jitter}
+		e.respawns = policy.Backoff()
 	}
 	if time.Since(e.spawnedAt) >= policy.ResetAfter {
 		e.respawns.Reset()

@@ -183,10 +183,7 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = &mcpconn.Tail{}
-	policy := a.deps.Restart.WithDefaults()
-	a.backoff = &backoff.ExponentialBackOff{
-		InitialInterval: policy.Initial, Multiplier: 2, MaxInterval: policy.Max, RandomizationFactor: policy.Jitter,
-	}
+	a.backoff = a.deps.Restart.Backoff()
 	a.st = InitialStatus(a.cfg)
 	a.st.Restarts = a.restartsBefore
 	a.publish()
