@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
 )
 
 // TestSentinelsOnRealFailures: each exported sentinel matches, with
 // errors.Is, the error a real failure of the Go API returns. The ones a
 // cheap failure cannot produce are proved where that failure is set up:
-// ErrSuperseded (races_test.go), ErrProcessesLinger (errors_linux_test.go),
+// ErrNeedsLogin, ErrServerDied and the config file's below, ErrSuperseded
+// (races_test.go), ErrProcessesLinger (errors_linux_test.go),
 // ErrSessionClosed and ErrResponseTooLarge (bounded_test.go).
 func TestSentinelsOnRealFailures(t *testing.T) {
 	slow := exampleServer("slow")
@@ -132,5 +134,26 @@ func TestErrNeedsLogin(t *testing.T) {
 	}
 	if st := rt.waitFor(t, "web", status.NeedsAuth); st.ErrorKind != status.KindNeedsReauth {
 		t.Errorf("status %+v, want needs_auth", st)
+	}
+}
+
+// TestErrServerDied: a restart that waits on a server actor which dies
+// (an injected panic) returns ErrServerDied. The restart is sent to the
+// manager before the injection, so the manager sees them in that order.
+func TestErrServerDied(t *testing.T) {
+	hung := exampleServer("hung", "-hang-initialize")
+	rt := start(t, Options{Debug: true, Restart: RestartPolicy{Initial: time.Hour}}, hung)
+	reply := make(chan error, 1)
+	rt.system.Root.Send(rt.manager, messages.RestartServer{Name: "hung", Reply: reply})
+	if err := rt.InjectFailure(context.Background(), "manager/hung", "panic"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-reply:
+		if !errors.Is(err, ErrServerDied) {
+			t.Fatalf("restart while its actor died: %v, want it to match ErrServerDied", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer to the restart after its actor died")
 	}
 }
