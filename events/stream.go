@@ -21,6 +21,9 @@ type ServerLog struct {
 	// Level is the MCP log level ("info", "warning", …); "stderr" for a
 	// stderr line.
 	Level string
+	// Logger is the name the server gave its logger, scrubbed; empty for
+	// a stderr line or when it gave none.
+	Logger string
 	// Text is the line, scrubbed of secrets.
 	Text string
 }
@@ -28,15 +31,21 @@ type ServerLog struct {
 // Type implements Event.
 func (ServerLog) Type() string { return TypeServerLog }
 
-func (e ServerLog) String() string { return e.prefix() + "[" + e.Level + "] " + e.Text }
+func (e ServerLog) String() string {
+	if e.Logger != "" {
+		return e.prefix() + "[" + e.Level + "] " + e.Logger + ": " + e.Text
+	}
+	return e.prefix() + "[" + e.Level + "] " + e.Text
+}
 
 // MarshalJSON implements json.Marshaler.
 func (e ServerLog) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		wireHeader
-		Level string `json:"level"`
-		Text  string `json:"text"`
-	}{e.wire(TypeServerLog), e.Level, e.Text})
+		Level  string `json:"level"`
+		Logger string `json:"logger,omitempty"`
+		Text   string `json:"text"`
+	}{e.wire(TypeServerLog), e.Level, e.Logger, e.Text})
 }
 
 func (e ServerLog) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }

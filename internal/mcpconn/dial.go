@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/internal/redact"
@@ -29,6 +30,13 @@ type Options struct {
 	// should already carry the server's name. Dial wraps it so that every
 	// record is scrubbed of the connection's secrets (see internal/redact).
 	Logger *slog.Logger
+	// Emit receives the events this connection is the source of: the
+	// server's log messages (events.ServerLog, rate-limited as its stderr
+	// is) and its OAuth token renewals (events.TokenRefreshed,
+	// events.RefreshRefused), each with the server's name in its Header
+	// and every text scrubbed of the connection's secrets. It must not
+	// block. Nil: no events.
+	Emit func(events.Event)
 	// Tail keeps the server's last stderr lines; it outlives one Conn.
 	Tail *Tail
 	// Grace is each of the two stop grace periods (default DefaultGrace).
@@ -96,6 +104,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 	if opts.Go == nil {
 		opts.Go = func(f func()) { go f() }
+	}
+	if opts.Emit == nil {
+		opts.Emit = func(events.Event) {}
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -190,7 +201,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 
 	progress := &progressRouter{}
-	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, logger, progress, scrub, tail))
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, srv.Name, opts.Emit, logger, progress, scrub, tail))
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}

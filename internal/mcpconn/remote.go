@@ -94,6 +94,7 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, scrub *redac
 		Login:             login,
 		HTTPClient:        r.oauthHTTP,
 		Logger:            opts.Logger,
+		Emit:              opts.Emit,
 		Go:                opts.Go,
 		OnRefused:         onRefused,
 		Scrubber:          scrub,

@@ -13,7 +13,7 @@ import (
 // TailLines is how many stderr lines a server keeps for its status.
 const TailLines = 50
 
-// maxLineBytes caps one stderr line; a server that writes megabytes without
+// maxLineBytes caps one stderr line or log message; a server that writes megabytes without
 // a newline must not grow our memory without bound.
 const maxLineBytes = 4096
 
