@@ -391,7 +391,7 @@ func (h *ClientCredentialsHandler) newAssertion(audience string) (string, error)
 // sanitize converts a token request error into one that shows neither the
 // response body nor any credential.
 func (f *tokenFetcher) sanitize(err error) error {
-	where := redactURL(f.tokenURL)
+	where := redact.URL(f.tokenURL, false)
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		te := &TokenError{
@@ -406,14 +406,14 @@ func (f *tokenFetcher) sanitize(err error) error {
 		return te
 	}
 	msg := strings.ReplaceAll(err.Error(), f.tokenURL, where)
-	msg = f.h.scrub.String(msg)
+	text := fmt.Sprintf("oauthflow: client credentials: token request to %s failed: %s", where, msg)
 	switch {
 	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s: %w", where, msg, context.Canceled)
+		text += ": " + context.Canceled.Error()
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s: %w", where, msg, context.DeadlineExceeded)
+		text += ": " + context.DeadlineExceeded.Error()
 	}
-	return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s", where, msg)
+	return f.h.scrub.ErrorText(text, err, sentinels...)
 }
 
 // TokenError is a token endpoint error response (RFC 6749 §5.2). Unlike
