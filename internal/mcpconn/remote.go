@@ -117,11 +117,10 @@ func (r *remoteParts) clientCredentials(srv config.Server, scrub *redact.Scrubbe
 		Scrubber:     scrub,
 	}
 	if srv.Auth.PrivateKey != "" {
-		key, err := oauthflow.ParsePrivateKey(srv.Auth.PrivateKey)
-		if err != nil {
-			return fmt.Errorf("auth.private_key: %w", err)
+		// Parsed once, when the configuration was decoded.
+		if cc.PrivateKey = srv.Auth.Signer(); cc.PrivateKey == nil {
+			return errors.New("auth.private_key: not a valid private key (validate the configuration)")
 		}
-		cc.PrivateKey = key
 	}
 	h, err := oauthflow.NewClientCredentialsHandler(cc)
 	if err != nil {
