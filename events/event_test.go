@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"log/slog"
 	"os"
 	"reflect"
 	"strings"
@@ -135,6 +136,20 @@ func TestRemoteSessionAndQuietFields(t *testing.T) {
 	for _, k := range []string{"next_retry_at", "error"} {
 		if strings.Contains(string(data), k) {
 			t.Errorf("JSON of a plain state change %s has %s", data, k)
+		}
+	}
+}
+
+// A server's MCP log levels map onto slog's as the runtime has always
+// logged them.
+func TestServerLogLevel(t *testing.T) {
+	for level, want := range map[string]slog.Level{
+		"debug": slog.LevelDebug, "info": slog.LevelInfo, "notice": slog.LevelInfo, "stderr": slog.LevelInfo,
+		"warning": slog.LevelWarn, "error": slog.LevelError, "critical": slog.LevelError,
+		"alert": slog.LevelError, "emergency": slog.LevelError, "shouting": slog.LevelError,
+	} {
+		if got := (ServerLog{Level: level}).LogLevel(); got != want {
+			t.Errorf("LogLevel of %q = %v, want %v", level, got, want)
 		}
 	}
 }

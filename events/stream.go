@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -30,6 +31,22 @@ type ServerLog struct {
 
 // Type implements Event.
 func (ServerLog) Type() string { return TypeServerLog }
+
+// LogLevel is the slog level a log renders the line at: debug for
+// "debug", info for "info", "notice" and a stderr line, warn for
+// "warning", and error for "error" and above (and for a level MCP does
+// not define, so that nothing unknown is logged quietly).
+func (e ServerLog) LogLevel() slog.Level {
+	switch e.Level {
+	case "debug":
+		return slog.LevelDebug
+	case "info", "notice", "stderr":
+		return slog.LevelInfo
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelError // error, critical, alert, emergency
+}
 
 func (e ServerLog) String() string {
 	if e.Logger != "" {
