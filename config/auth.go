@@ -74,7 +74,8 @@ type Auth struct {
 	ClientMetadataURL string   `json:"client_metadata_url,omitempty"`
 	Scopes            []string `json:"scopes,omitempty"`
 
-	unknown []member // fields this version does not know, kept for round trips
+	unknown []member   // fields this version does not know, kept for round trips
+	key     *parsedKey // PrivateKey parsed once (see Signer); never serialized
 }
 
 // TokenAuthMethod returns the effective token endpoint authentication
@@ -97,8 +98,7 @@ func (a Auth) TokenAuthMethod() string {
 // SigningAlgorithm returns the effective signing algorithm of PrivateKey:
 // SigningAlg if set, otherwise the one its key type implies (AlgES256 for
 // P-256, AlgES384 for P-384, AlgRS256 for RSA). It is "" without a
-// PrivateKey, or when the key does not parse; it parses the key on every
-// call.
+// PrivateKey, or when the key does not parse.
 func (a Auth) SigningAlgorithm() string {
 	switch {
 	case a.PrivateKey == "":
@@ -106,7 +106,7 @@ func (a Auth) SigningAlgorithm() string {
 	case a.SigningAlg != "":
 		return a.SigningAlg
 	}
-	k, err := parsePrivateKey(a.PrivateKey)
+	k, err := a.keyInfo()
 	if err != nil {
 		return ""
 	}

@@ -147,6 +147,7 @@ func decodeAuth(raw json.RawMessage, strict bool) (*Auth, *FieldError) {
 			return nil, ferr
 		}
 	}
+	a.parseKey()
 	return a, nil
 }
 

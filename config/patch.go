@@ -132,6 +132,7 @@ func patchAuth(cur *Auth, raw json.RawMessage) (*Auth, *FieldError) {
 			return nil, err
 		}
 	}
+	a.parseKey()
 	return a, nil
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -15,10 +16,57 @@ import (
 // floor RFC 7518 section 3.3 sets for RS256 and PS256.
 const minRSABits = 2048
 
-// keyInfo is what validation needs to know of a private key.
+// keyInfo is a parsed private key and what validation needs to know of it.
 type keyInfo struct {
-	desc string   // for messages: "an EC P-256 key"
-	algs []string // the signing algorithms it fits, the default first
+	signer crypto.Signer
+	desc   string   // for messages: "an EC P-256 key"
+	algs   []string // the signing algorithms it fits, the default first
+}
+
+// parsedKey is an Auth's PrivateKey parsed, with the PEM it came from: a
+// copy of the Auth whose PrivateKey was changed since never uses it.
+type parsedKey struct {
+	pem  string
+	info keyInfo
+}
+
+// parseKey parses PrivateKey once, when a decoder has just built the Auth
+// (the file, a create or a patch), and keeps it for [Auth.Signer] and
+// validation. A key that does not parse is kept as none: Validate says why.
+func (a *Auth) parseKey() {
+	a.key = nil
+	if a.PrivateKey == "" {
+		return
+	}
+	if info, err := parsePrivateKey(a.PrivateKey); err == nil {
+		a.key = &parsedKey{pem: a.PrivateKey, info: info}
+	}
+}
+
+// keyInfo returns PrivateKey parsed: the one parseKey kept if it is still
+// this PrivateKey's, otherwise (an Auth built in Go, not decoded) parsed
+// now.
+func (a Auth) keyInfo() (keyInfo, *FieldError) {
+	if a.key != nil && a.key.pem == a.PrivateKey {
+		return a.key.info, nil
+	}
+	return parsePrivateKey(a.PrivateKey)
+}
+
+// Signer returns the parsed PrivateKey that signs client assertions
+// (private_key_jwt): an *ecdsa.PrivateKey or an *rsa.PrivateKey. It is nil
+// without a PrivateKey or when it does not parse (Validate says why). The
+// key is parsed once, when the configuration is decoded; it is never
+// serialized, and no view or log form of an Auth shows it.
+func (a Auth) Signer() crypto.Signer {
+	if a.PrivateKey == "" {
+		return nil
+	}
+	k, err := a.keyInfo()
+	if err != nil {
+		return nil
+	}
+	return k.signer
 }
 
 // parsePrivateKey checks that s is one PEM block holding an unencrypted
@@ -54,16 +102,16 @@ func parsePrivateKey(s string) (keyInfo, *FieldError) {
 	case *ecdsa.PrivateKey:
 		switch k.Curve {
 		case elliptic.P256():
-			return keyInfo{desc: "an EC P-256 key", algs: []string{AlgES256}}, nil
+			return keyInfo{signer: k, desc: "an EC P-256 key", algs: []string{AlgES256}}, nil
 		case elliptic.P384():
-			return keyInfo{desc: "an EC P-384 key", algs: []string{AlgES384}}, nil
+			return keyInfo{signer: k, desc: "an EC P-384 key", algs: []string{AlgES384}}, nil
 		}
 		return bad(fmt.Sprintf("an EC key on curve %s is not supported: %s", k.Curve.Params().Name, use))
 	case *rsa.PrivateKey:
 		if bits := k.N.BitLen(); bits < minRSABits {
 			return bad(fmt.Sprintf("an RSA key of %d bits is too short: %s", bits, use))
 		}
-		return keyInfo{desc: "an RSA key", algs: []string{AlgRS256, AlgPS256}}, nil
+		return keyInfo{signer: k, desc: "an RSA key", algs: []string{AlgRS256, AlgPS256}}, nil
 	case ed25519.PrivateKey:
 		return bad("Ed25519 keys are not supported: " + use)
 	}

@@ -216,7 +216,7 @@ func (a *Auth) validateClientCredentials() *FieldError {
 		}
 		return nil
 	}
-	key, err := parsePrivateKey(a.PrivateKey)
+	key, err := a.keyInfo()
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,9 @@ package config
 import (
 	"encoding/json"
 	"log/slog"
-	"net/url"
 	"slices"
+
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // SecretView is the response form of one secret: whether it is set, and a
@@ -45,7 +46,8 @@ type ServerView struct {
 	Type    string                `json:"type"`
 	Command []string              `json:"command,omitempty"`
 	Env     map[string]SecretView `json:"env"`
-	// URL has the password of its userinfo, if any, replaced by "xxxxx".
+	// URL has the password of its userinfo, if any, replaced by
+	// "[redacted]" (see redact.URL).
 	URL     string                `json:"url,omitempty"`
 	Headers map[string]SecretView `json:"headers"`
 	Auth    AuthView              `json:"auth"`
@@ -89,7 +91,7 @@ func (s Server) View() ServerView {
 		Type:               s.Type,
 		Command:            slices.Clone(s.Command),
 		Env:                viewSecrets(s.Env),
-		URL:                redactURL(s.URL),
+		URL:                redact.URL(s.URL, true),
 		Headers:            viewSecrets(s.Headers),
 		Auth:               s.Auth.View(),
 		Enabled:            s.Enabled,
@@ -120,14 +122,6 @@ func (a *Auth) View() AuthView {
 		v.PrivateKeyMasked = "****"
 	}
 	return v
-}
-
-func redactURL(raw string) string {
-	if p, _ := urlPassword(raw); p == "" {
-		return raw
-	}
-	u, _ := url.Parse(raw) // parses: urlPassword found a password in it
-	return u.Redacted()
 }
 
 // MarshalJSON encodes the response form, [ServerView], so that encoding a

@@ -45,7 +45,7 @@ func TestView(t *testing.T) {
 	if v.Auth.Kind != AuthBearer || !v.Auth.HasToken || v.Auth.TokenMasked != Mask(tokenSecret) || v.Auth.HasClientSecret {
 		t.Errorf("auth = %+v", v.Auth)
 	}
-	if v.URL != "https://user:xxxxx@example.com/mcp" {
+	if v.URL != "https://user:[redacted]@example.com/mcp" {
 		t.Errorf("url = %q, want the password redacted", v.URL)
 	}
 	if v.Env == nil {

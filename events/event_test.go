@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"log/slog"
 	"os"
 	"reflect"
 	"strings"
@@ -50,8 +51,8 @@ var everyType = []struct {
 	{ConfigSaved{Header: Header{Time: at, Seq: 7}}, nil, "#7 config saved"},
 	{ConfigRejected{Header: Header{Time: at, Seq: 7}, Error: "line 3: unknown field"},
 		map[string]any{"error": "line 3: unknown field"}, "#7 config rejected: line 3"},
-	{ServerLog{Header: head, Level: "warning", Text: "disk full"},
-		map[string]any{"level": "warning", "text": "disk full"}, "[warning] disk full"},
+	{ServerLog{Header: head, Level: "info", Logger: "disk", Text: "mounted"},
+		map[string]any{"level": "info", "logger": "disk", "text": "mounted"}, "[info] disk: mounted"},
 	{RequestRefused{Header: head, Method: "sampling/createMessage", Limit: "max_in_flight"},
 		map[string]any{"method": "sampling/createMessage", "limit": "max_in_flight"}, "refused sampling/createMessage (max_in_flight)"},
 	{Dropped{Header: head, N: 12}, map[string]any{"n": 12.0}, "dropped 12 events"},
@@ -135,6 +136,20 @@ func TestRemoteSessionAndQuietFields(t *testing.T) {
 	for _, k := range []string{"next_retry_at", "error"} {
 		if strings.Contains(string(data), k) {
 			t.Errorf("JSON of a plain state change %s has %s", data, k)
+		}
+	}
+}
+
+// A server's MCP log levels map onto slog's as the runtime has always
+// logged them.
+func TestServerLogLevel(t *testing.T) {
+	for level, want := range map[string]slog.Level{
+		"debug": slog.LevelDebug, "info": slog.LevelInfo, "notice": slog.LevelInfo, "stderr": slog.LevelInfo,
+		"warning": slog.LevelWarn, "error": slog.LevelError, "critical": slog.LevelError,
+		"alert": slog.LevelError, "emergency": slog.LevelError, "shouting": slog.LevelError,
+	} {
+		if got := (ServerLog{Level: level}).LogLevel(); got != want {
+			t.Errorf("LogLevel of %q = %v, want %v", level, got, want)
 		}
 	}
 }

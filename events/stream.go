@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -21,6 +22,9 @@ type ServerLog struct {
 	// Level is the MCP log level ("info", "warning", …); "stderr" for a
 	// stderr line.
 	Level string
+	// Logger is the name the server gave its logger, scrubbed; empty for
+	// a stderr line or when it gave none.
+	Logger string
 	// Text is the line, scrubbed of secrets.
 	Text string
 }
@@ -28,15 +32,37 @@ type ServerLog struct {
 // Type implements Event.
 func (ServerLog) Type() string { return TypeServerLog }
 
-func (e ServerLog) String() string { return e.prefix() + "[" + e.Level + "] " + e.Text }
+// LogLevel is the slog level a log renders the line at: debug for
+// "debug", info for "info", "notice" and a stderr line, warn for
+// "warning", and error for "error" and above (and for a level MCP does
+// not define, so that nothing unknown is logged quietly).
+func (e ServerLog) LogLevel() slog.Level {
+	switch e.Level {
+	case "debug":
+		return slog.LevelDebug
+	case "info", "notice", "stderr":
+		return slog.LevelInfo
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelError // error, critical, alert, emergency
+}
+
+func (e ServerLog) String() string {
+	if e.Logger != "" {
+		return e.prefix() + "[" + e.Level + "] " + e.Logger + ": " + e.Text
+	}
+	return e.prefix() + "[" + e.Level + "] " + e.Text
+}
 
 // MarshalJSON implements json.Marshaler.
 func (e ServerLog) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		wireHeader
-		Level string `json:"level"`
-		Text  string `json:"text"`
-	}{e.wire(TypeServerLog), e.Level, e.Text})
+		Level  string `json:"level"`
+		Logger string `json:"logger,omitempty"`
+		Text   string `json:"text"`
+	}{e.wire(TypeServerLog), e.Level, e.Logger, e.Text})
 }
 
 func (e ServerLog) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }

@@ -2,12 +2,10 @@ package runtime
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
-	"strings"
 
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/internal/netaddr"
 )
 
 // loopbackOnly refuses requests whose Host is not a loopback name or
@@ -30,19 +28,7 @@ func loopbackOnly(next http.Handler) http.Handler {
 // 127.0.0.0/8 or ::1. An empty Host (HTTP/1.0) is accepted: it names
 // nothing a browser could have been tricked into.
 func loopbackHost(host string) bool {
-	if host == "" {
-		return true
-	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	}
-	if strings.EqualFold(host, "localhost") || strings.EqualFold(host, "localhost.") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
+	return host == "" || netaddr.Loopback(host)
 }
 
 // refuseOwnRequests refuses every request that carries the mark the

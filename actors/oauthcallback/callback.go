@@ -31,6 +31,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/internal/netaddr"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
 )
@@ -171,7 +172,7 @@ func (a *Actor) parse() (addr, path string, err error) {
 		return "", "", errors.New("oauth callback: the authorization URL has no state")
 	}
 	ru, err := url.Parse(a.req.RedirectURI)
-	if err != nil || ru.Scheme != "http" || !oauthflow.IsLoopback(ru.Hostname()) || ru.Port() == "" {
+	if err != nil || ru.Scheme != "http" || !netaddr.Loopback(ru.Hostname()) || ru.Port() == "" {
 		return "", "", fmt.Errorf("oauth callback: redirect URI %q is not a loopback http URL with a port", a.req.RedirectURI)
 	}
 	path = ru.Path

@@ -134,6 +134,9 @@ func (a *Actor) start(c actor.Context) {
 	opts.Tokens = a.deps.Tokens
 	opts.UserAction = a.user
 	opts.Procs = a.deps.Procs
+	if a.deps.Events != nil { // nil in some unit tests
+		opts.Emit = a.deps.Events.Emit
+	}
 	opts.Login = a.loginFunc(c)
 	opts.RequestMark, opts.AllowPrivateOAuthHosts = a.deps.RequestMark, a.deps.AllowPrivateOAuthHosts
 	hand := a.hand

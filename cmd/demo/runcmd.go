@@ -7,13 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/netip"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/openprogram/mcpvisor/internal/netaddr"
 	"github.com/openprogram/mcpvisor/runtime"
 )
 
@@ -127,6 +127,5 @@ loop:
 }
 
 func isLoopback(addr net.Addr) bool {
-	ap, err := netip.ParseAddrPort(addr.String())
-	return err == nil && ap.Addr().Unmap().IsLoopback()
+	return netaddr.Loopback(addr.String())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/loggate"
 	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tools"
@@ -44,9 +45,9 @@ type Features struct {
 var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sampling is not configured in this MCP host"}
 
 // clientOptions builds the SDK client options: the host's features, the
-// server's log notifications to the logger, progress to per-call
+// server's log notifications to emit, progress to per-call
 // callbacks.
-func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, scrub *redact.Scrubber, tail *Tail) *mcp.ClientOptions {
+func clientOptions(f Features, name string, emit func(events.Event), logger *slog.Logger, progress *progressRouter, scrub *redact.Scrubber, tail *Tail) *mcp.ClientOptions {
 	sample := f.Sample
 	if sample == nil {
 		// Advertised anyway, so a server can tell "not configured" from
@@ -73,8 +74,8 @@ func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, sc
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
 			notify(ListResources)
 		},
-		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			serverLog(ctx, logger, &tail.serverLogs, scrub, req.Params)
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			serverLog(emit, name, logger, &tail.serverLogs, scrub, req.Params)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			progress.deliver(ctx, logger, scrub, req.Params)
@@ -82,25 +83,15 @@ func clientOptions(f Features, logger *slog.Logger, progress *progressRouter, sc
 	}
 }
 
-// serverLog passes a server's notifications/message to the host's logger,
-// which already carries the server's name, with the server's secrets
-// scrubbed like its stderr and, like it, rate-limited by gate (a message
-// kept from the log costs no formatting).
-func serverLog(ctx context.Context, logger *slog.Logger, gate *loggate.Gate, scrub *redact.Scrubber, p *mcp.LoggingMessageParams) {
+// serverLog emits a server's notifications/message as an events.ServerLog
+// of the server name, with the server's secrets scrubbed and bounded like
+// its stderr lines and, like them, rate-limited by gate (a message kept
+// back costs no formatting; the count of those is logged on logger).
+func serverLog(emit func(events.Event), name string, logger *slog.Logger, gate *loggate.Gate, scrub *redact.Scrubber, p *mcp.LoggingMessageParams) {
 	if p == nil {
 		return
 	}
 	gate.Log(logger, serverLogRecords, func() {
-		level := slog.LevelInfo
-		switch p.Level {
-		case "debug":
-			level = slog.LevelDebug
-		case "notice", "info":
-		case "warning":
-			level = slog.LevelWarn
-		default: // error, critical, alert, emergency
-			level = slog.LevelError
-		}
 		data := ""
 		switch d := p.Data.(type) {
 		case string:
@@ -109,11 +100,12 @@ func serverLog(ctx context.Context, logger *slog.Logger, gate *loggate.Gate, scr
 			raw, _ := json.Marshal(d)
 			data = string(raw)
 		}
-		attrs := []any{"mcp_level", string(p.Level), "data", scrub.String(data)}
-		if p.Logger != "" {
-			attrs = append(attrs, "logger", scrub.String(p.Logger))
-		}
-		logger.Log(ctx, level, "server log", attrs...)
+		emit(events.ServerLog{
+			Header: events.Header{Server: name},
+			Level:  string(p.Level),
+			Logger: scrub.Line(p.Logger, maxLineBytes, false),
+			Text:   scrub.Line(data, maxLineBytes, false),
+		})
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -148,26 +150,51 @@ func TestSampling(t *testing.T) {
 	}
 }
 
-func TestServerLogsReachTheLogger(t *testing.T) {
+// serverLogs collects the events a connection emits, for a test to wait on.
+type serverLogs chan events.Event
+
+func (c serverLogs) emit(e events.Event) { c <- e } // the buffer outlasts any test's events
+
+// next waits for the next event, which must be a ServerLog.
+func (c serverLogs) next(t *testing.T) events.ServerLog {
+	t.Helper()
+	select {
+	case e := <-c:
+		l, ok := e.(events.ServerLog)
+		if !ok {
+			t.Fatalf("event %v, want a server log", e)
+		}
+		return l
+	case <-time.After(10 * time.Second):
+		t.Fatal("no server log event")
+	}
+	return events.ServerLog{}
+}
+
+// A server's log message becomes one events.ServerLog with its MCP level,
+// logger and text, and is not also logged: the runtime's log renders the
+// event.
+func TestServerLogsBecomeEvents(t *testing.T) {
 	recs := &records{}
-	conn := dialFeatures(t, Features{}, slog.New(recs))
+	got := make(serverLogs, 16)
+	conn, err := Dial(t.Context(), Options{
+		Server:    config.Server{Name: "f", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
+		Transport: featureServer(t, nil),
+		Logger:    slog.New(recs),
+		Emit:      got.emit,
+	})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(conn.Close)
 	callText(t, conn, t.Context(), "log")
 	// Notifications are handled apart from the result: wait for it.
-	var rec slog.Record
-	deadline := time.Now().Add(10 * time.Second)
-	for ok := false; !ok; {
-		if rec, ok = recs.find("server log"); !ok && time.Now().After(deadline) {
-			t.Fatal("no server log record")
-		}
-		time.Sleep(5 * time.Millisecond)
+	e := got.next(t)
+	if e.Server != "f" || e.Level != "warning" || e.Logger != "disk" || e.Text != "almost full" {
+		t.Errorf("event %+v, want f's warning from disk: almost full", e)
 	}
-	if rec.Level != slog.LevelWarn {
-		t.Errorf("level %v, want warn", rec.Level)
-	}
-	attrs := map[string]string{}
-	rec.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
-	if attrs["data"] != "almost full" || attrs["logger"] != "disk" {
-		t.Errorf("attrs %v", attrs)
+	if rec, ok := recs.find("server log"); ok {
+		t.Errorf("the server's log message was logged as well as emitted: %v", rec)
 	}
 }
 
@@ -206,36 +233,28 @@ func TestRoots(t *testing.T) {
 	}
 }
 
-// A server's log messages are scrubbed of its secrets, like its stderr.
+// A server's log messages are scrubbed of its secrets, like its stderr,
+// before they become events.
 func TestServerLogsAreRedacted(t *testing.T) {
-	recs := &records{}
+	got := make(serverLogs, 16)
 	conn, err := Dial(t.Context(), Options{
 		// The log tool logs "almost full": make that a secret of the server.
 		Server: config.Server{Name: "f", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true,
 			Env: map[string]string{"DISK_TOKEN": "almost full"}},
 		Transport: featureServer(t, nil),
-		Logger:    slog.New(recs),
+		Emit:      got.emit,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(conn.Close)
 	callText(t, conn, t.Context(), "log")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if rec, ok := recs.find("server log"); ok {
-			rec.Attrs(func(a slog.Attr) bool {
-				if a.Key == "data" && strings.Contains(a.Value.String(), "almost full") {
-					t.Errorf("a secret reached the log: %v", a)
-				}
-				return true
-			})
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no server log record")
-		}
-		time.Sleep(5 * time.Millisecond)
+	e := got.next(t)
+	if strings.Contains(e.String(), "almost full") {
+		t.Errorf("a secret reached the event: %+v", e)
+	}
+	if e.Text != redact.Marker {
+		t.Errorf("event text %q, want the marker %q", e.Text, redact.Marker)
 	}
 }
 
@@ -254,24 +273,17 @@ func TestServerLogsOnLatestProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	recs := &records{}
+	got := make(serverLogs, 16)
 	conn, err := Dial(t.Context(), Options{
 		Server:    config.Server{Name: "l", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
-		Transport: ct, Logger: slog.New(recs),
+		Transport: ct, Emit: got.emit,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(conn.Close)
 	callText(t, conn, t.Context(), "log")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, ok := recs.find("server log"); ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no server log record on protocol %s", conn.cs.InitializeResult().ProtocolVersion)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if e := got.next(t); e.Text != "hello from the latest" {
+		t.Errorf("on protocol %s the event says %q", conn.cs.InitializeResult().ProtocolVersion, e.Text)
 	}
 }

@@ -3,9 +3,6 @@ package mcpconn
 import (
 	"context"
 	"errors"
-	"fmt"
-
-	"github.com/openprogram/mcpvisor/tools"
 )
 
 // limiter bounds the tool calls in flight on one Conn to the server's
@@ -82,18 +79,4 @@ func (l *limiter) limit() int {
 		return 0
 	}
 	return cap(l.slots)
-}
-
-// queueError is CallTool's error for a call that gave up waiting for a
-// slot (err from acquire); the server never saw the call. closing reports
-// whether Close began: Close releases the waiting calls by cancelling them.
-func (c *Conn) queueError(ctx context.Context, name string, closing bool, err error) error {
-	switch {
-	case ctx.Err() != nil: // the caller gave up; say so in its own terms
-		return fmt.Errorf("calling %q on %q: %w", name, c.name, ctx.Err())
-	case closing, errors.Is(err, errGone):
-		return fmt.Errorf("calling %q on %q: %w", name, c.name, tools.ErrSessionClosed)
-	}
-	return fmt.Errorf("calling %q on %q: %w after %s (timeout_seconds) waiting for a free slot (max_concurrent_calls=%d)",
-		name, c.name, tools.ErrTimeout, c.timeout, c.limit.limit())
 }

@@ -2,11 +2,8 @@ package mcpconn
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/openprogram/mcpvisor/tools"
 )
 
 // Capabilities returns what the server declared in initialize (never nil).
@@ -17,38 +14,9 @@ func (c *Conn) Capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{}
 }
 
-// request runs one request other than a tool call like CallTool runs a
-// call: within timeout_seconds, in a slot of max_concurrent_calls, and
-// cancelled by Close (the SDK's Close waits for outgoing requests).
-func (c *Conn) request(ctx context.Context, what string, f func(ctx context.Context) error) error {
-	reqCtx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	id, ok := c.track(cancel)
-	if !ok {
-		return fmt.Errorf("%s on %q: %w", what, c.name, tools.ErrSessionClosed)
-	}
-	if err := c.limit.acquire(reqCtx, c.done); err != nil {
-		return c.queueError(ctx, what, c.untrack(id), err)
-	}
-	err := f(reqCtx)
-	c.limit.release()
-	closing := c.untrack(id)
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s on %q: %w", what, c.name, ctx.Err())
-	case closing:
-		return fmt.Errorf("%s on %q: %w", what, c.name, tools.ErrSessionClosed)
-	case reqCtx.Err() != nil:
-		return fmt.Errorf("%s on %q: %w after %s (timeout_seconds)", what, c.name, tools.ErrTimeout, c.timeout)
-	}
-	return scrubError(c.scrub, fmt.Errorf("%s on %q: %w", what, c.name, err))
-}
-
 // ListTools lists the server's tools anew (after a tools/list_changed).
 func (c *Conn) ListTools(ctx context.Context) (list []*mcp.Tool, err error) {
-	err = c.request(ctx, "listing tools", func(ctx context.Context) error {
+	err = c.do(ctx, op{verb: "listing tools"}, func(ctx context.Context) error {
 		list, err = listTools(ctx, c.cs)
 		return err
 	})
@@ -57,7 +25,7 @@ func (c *Conn) ListTools(ctx context.Context) (list []*mcp.Tool, err error) {
 
 // ListPrompts lists the server's prompts.
 func (c *Conn) ListPrompts(ctx context.Context) (list []*mcp.Prompt, err error) {
-	err = c.request(ctx, "listing prompts", func(ctx context.Context) error {
+	err = c.do(ctx, op{verb: "listing prompts"}, func(ctx context.Context) error {
 		for p, err := range c.cs.Prompts(ctx, nil) {
 			if err != nil {
 				return err
@@ -71,7 +39,7 @@ func (c *Conn) ListPrompts(ctx context.Context) (list []*mcp.Prompt, err error) 
 
 // GetPrompt renders a prompt with its arguments.
 func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]string) (res *mcp.GetPromptResult, err error) {
-	err = c.request(ctx, fmt.Sprintf("getting prompt %q", name), func(ctx context.Context) error {
+	err = c.do(ctx, op{verb: "getting prompt", arg: name}, func(ctx context.Context) error {
 		res, err = c.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 		return err
 	})
@@ -81,7 +49,7 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 // ListResources lists one page of the server's resources and, on the
 // first page, its resource templates.
 func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListResourcesResult, templates []*mcp.ResourceTemplate, err error) {
-	err = c.request(ctx, "listing resources", func(ctx context.Context) error {
+	err = c.do(ctx, op{verb: "listing resources"}, func(ctx context.Context) error {
 		if res, err = c.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor}); err != nil {
 			return err
 		}
@@ -99,7 +67,7 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListR
 
 // ReadResource reads a resource.
 func (c *Conn) ReadResource(ctx context.Context, uri string) (res *mcp.ReadResourceResult, err error) {
-	err = c.request(ctx, fmt.Sprintf("reading resource %q", uri), func(ctx context.Context) error {
+	err = c.do(ctx, op{verb: "reading resource", arg: uri}, func(ctx context.Context) error {
 		res, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		return err
 	})

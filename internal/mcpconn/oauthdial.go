@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/openprogram/mcpvisor/internal/netaddr"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 )
 
@@ -107,7 +107,8 @@ func newDialGuard(serverHost string, resolver hostResolver) *dialGuard {
 	if ip, err := netip.ParseAddr(serverHost); err == nil {
 		g.serverIP = ip.Unmap().WithZone("")
 	}
-	g.serverLoopback = strings.EqualFold(strings.TrimSuffix(serverHost, "."), "localhost")
+	// By name only: an IP literal allows just itself (serverIP).
+	g.serverLoopback = !g.serverIP.IsValid() && netaddr.Loopback(serverHost)
 	return g
 }
 

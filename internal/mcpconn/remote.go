@@ -94,6 +94,7 @@ func (r *remoteParts) authCode(owner context.Context, opts Options, scrub *redac
 		Login:             login,
 		HTTPClient:        r.oauthHTTP,
 		Logger:            opts.Logger,
+		Emit:              opts.Emit,
 		Go:                opts.Go,
 		OnRefused:         onRefused,
 		Scrubber:          scrub,
@@ -116,11 +117,10 @@ func (r *remoteParts) clientCredentials(srv config.Server, scrub *redact.Scrubbe
 		Scrubber:     scrub,
 	}
 	if srv.Auth.PrivateKey != "" {
-		key, err := oauthflow.ParsePrivateKey(srv.Auth.PrivateKey)
-		if err != nil {
-			return fmt.Errorf("auth.private_key: %w", err)
+		// Parsed once, when the configuration was decoded.
+		if cc.PrivateKey = srv.Auth.Signer(); cc.PrivateKey == nil {
+			return errors.New("auth.private_key: not a valid private key (validate the configuration)")
 		}
-		cc.PrivateKey = key
 	}
 	h, err := oauthflow.NewClientCredentialsHandler(cc)
 	if err != nil {

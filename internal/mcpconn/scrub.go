@@ -1,7 +1,6 @@
 package mcpconn
 
 import (
-	"context"
 	"io/fs"
 	"os/exec"
 
@@ -17,13 +16,11 @@ import (
 // keeps these of its causes and no other, since any other link of its
 // chain may hold a secret (see redact.Scrubber.Error). An error this
 // package or its callers newly match must be added here.
-var keptCauses = []error{
+var keptCauses = append([]error{
 	tools.ErrUnknownTool, tools.ErrNotReady, tools.ErrSessionClosed, tools.ErrTimeout, tools.ErrResponseTooLarge,
-	context.Canceled, context.DeadlineExceeded,
-	ErrCrossOrigin, ErrPrivateOAuthHost, ErrUnsupported,
-	oauthflow.ErrNeedsReauth, oauthflow.ErrLoginCancelled,
+	ErrCrossOrigin, ErrUnsupported,
 	mcp.ErrConnectionClosed, exec.ErrNotFound, fs.ErrNotExist,
-}
+}, oauthflow.Sentinels()...) // the login's, context's and ErrPrivateOAuthHost
 
 // scrubError is err as it may leave the connection: scrubbed of every
 // secret scrub knows, in its text and its chain.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/loggate"
 )
 
@@ -66,33 +67,37 @@ func TestStderrFloodIsRateLimitedInTheLog(t *testing.T) {
 	}
 }
 
-// A flood of notifications/message reaches the log like a stderr flood:
-// the burst, then one a second after a count of what was suppressed, and
-// a last count when the session ends. The limit is the server's Tail's,
-// so it holds across sessions.
+// A flood of notifications/message becomes events like a stderr flood
+// becomes log lines: the burst, then one a second, with a count of what
+// was suppressed in the log before it, and a last count when the session
+// ends. The limit is the server's Tail's, so it holds across sessions.
 func TestServerLogFloodIsRateLimited(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	tail := &Tail{}
 	tail.serverLogs.Now = func() time.Time { return now }
 	var logs strings.Builder
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	var got []events.ServerLog
+	emit := func(e events.Event) { got = append(got, e.(events.ServerLog)) }
 	const flood = 10_000
 	for i := range flood {
-		serverLog(t.Context(), logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "info", Data: fmt.Sprintf("flood %d", i)})
+		serverLog(emit, "f", logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "info", Data: fmt.Sprintf("flood %d", i)})
 	}
-	if recs := logRecords(t, logs.String()); len(recs) != loggate.Burst {
-		t.Fatalf("a flood of %d log messages logged %d records, want the burst of %d", flood, len(recs), loggate.Burst)
+	if len(got) != loggate.Burst || logs.Len() != 0 {
+		t.Fatalf("a flood of %d log messages made %d events and logged %q, want the burst of %d events and nothing logged", flood, len(got), logs.String(), loggate.Burst)
 	}
 	now = now.Add(time.Second)
-	serverLog(t.Context(), logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "warning", Data: "after a second"})
-	serverLog(t.Context(), logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "info", Data: "one too many"})
-	recs := logRecords(t, logs.String())[loggate.Burst:]
-	if len(recs) != 2 || recs[0]["msg"] != "server log messages suppressed" || recs[0]["suppressed"] != float64(flood-loggate.Burst) ||
-		recs[1]["data"] != "after a second" {
-		t.Fatalf("after a second the log got %v, want the count of %d suppressed messages, then the message", recs, flood-loggate.Burst)
+	serverLog(emit, "f", logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "warning", Data: "after a second"})
+	serverLog(emit, "f", logger, &tail.serverLogs, nil, &mcp.LoggingMessageParams{Level: "info", Data: "one too many"})
+	recs := logRecords(t, logs.String())
+	if len(recs) != 1 || recs[0]["msg"] != "server log messages suppressed" || recs[0]["suppressed"] != float64(flood-loggate.Burst) {
+		t.Fatalf("after a second the log got %v, want the count of %d suppressed messages", recs, flood-loggate.Burst)
+	}
+	if last := got[len(got)-1]; len(got) != loggate.Burst+1 || last.Text != "after a second" || last.Level != "warning" || last.Server != "f" {
+		t.Fatalf("after a second the events end with %+v (%d events), want the one message of f after a second", last, len(got))
 	}
 	newStderrWriter(logger, tail, nil).flush() // the session ends
-	recs = logRecords(t, logs.String())[loggate.Burst+2:]
+	recs = logRecords(t, logs.String())[1:]
 	if len(recs) != 1 || recs[0]["msg"] != "server log messages suppressed" || recs[0]["suppressed"] != float64(1) {
 		t.Fatalf("at the end of the session the log got %v, want a count of 1 suppressed message", recs)
 	}

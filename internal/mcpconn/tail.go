@@ -13,7 +13,7 @@ import (
 // TailLines is how many stderr lines a server keeps for its status.
 const TailLines = 50
 
-// maxLineBytes caps one stderr line; a server that writes megabytes without
+// maxLineBytes caps one stderr line or log message; a server that writes megabytes without
 // a newline must not grow our memory without bound.
 const maxLineBytes = 4096
 
@@ -151,15 +151,9 @@ func (w *stderrWriter) flush() {
 	w.tail.serverLogs.Flush(w.logger, serverLogRecords)
 }
 
-// emit redacts a whole line first and cuts it afterwards, so a cut never
-// exposes part of a secret. Write collects a too-long line up to the
-// longest secret form past the cap, so that a secret crossing the cut is
-// still seen whole.
+// emit logs and keeps one line, scrubbed and bounded (redact.Scrubber.Line).
 func (w *stderrWriter) emit(b []byte, tooLong bool) {
-	line := w.scrub.String(strings.TrimRight(string(b), "\r"))
-	if tooLong || len(line) > maxLineBytes {
-		line = w.scrub.Cut(line, maxLineBytes) + " …[line truncated]"
-	}
+	line := w.scrub.Line(strings.TrimRight(string(b), "\r"), maxLineBytes, tooLong)
 	w.tail.add(line)
 	w.tail.logs.Log(w.logger, stderrRecords, func() { w.logger.Info("server stderr", "line", line) })
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
@@ -85,8 +86,14 @@ type AuthCodeConfig struct {
 	// a client over http.DefaultTransport. Either way, only https and
 	// loopback URLs are allowed.
 	HTTPClient *http.Client
-	// Logger receives login and refresh events (never a token).
+	// Logger receives the warnings of the login (a stored login that
+	// cannot be used or stored, a refresh to retry); never a token.
 	Logger *slog.Logger
+	// Emit receives events.TokenRefreshed when a refresh renewed the
+	// token and events.RefreshRefused when the authorization server
+	// refused one, with Server in their Header and the error scrubbed.
+	// It must not block. Nil: no events.
+	Emit func(events.Event)
 	// Go runs the background refresher; the owner waits for it.
 	Go func(func())
 	// OnRefused is called once when a refresh is refused: the connection
@@ -144,6 +151,9 @@ func NewAuthCode(cfg AuthCodeConfig) (*AuthCode, error) {
 	}
 	if cfg.Go == nil {
 		cfg.Go = func(f func()) { go f() }
+	}
+	if cfg.Emit == nil {
+		cfg.Emit = func(events.Event) {}
 	}
 	if cfg.Life == nil {
 		cfg.Life = context.Background()
@@ -282,7 +292,6 @@ func (h *AuthCode) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) 
 	if h.logins.Add(1) > maxLogins {
 		return nil, fmt.Errorf("%w: the server still refuses after %d logins", ErrNeedsReauth, maxLogins)
 	}
-	h.cfg.Logger.Info("login required: waiting for the browser")
 	h.mu.Lock()
 	ln := h.reserved
 	h.reserved = nil
@@ -393,7 +402,6 @@ func (h *AuthCode) loggedIn(oc *oauth2.Config, tok *oauth2.Token) oauth2.TokenSo
 	h.loginSeq.Add(1)
 	h.persist(oc, tok)
 	h.refresher.watch(src)
-	h.cfg.Logger.Info("logged in", "expires_at", tok.Expiry)
 	return src
 }
 
@@ -419,9 +427,12 @@ func (h *AuthCode) newSource(oc *oauth2.Config, tok *oauth2.Token) *tokenSource 
 		tok:    tok,
 		scrub:  h.cfg.Scrubber,
 		saved:  h.persist,
+		refreshed: func() {
+			h.cfg.Emit(events.TokenRefreshed{Header: events.Header{Server: h.cfg.Server}})
+		},
 		refused: func(err error) {
 			h.forgetToken()
-			h.cfg.Logger.Warn("refresh refused: login required", "error", err)
+			h.cfg.Emit(events.RefreshRefused{Header: events.Header{Server: h.cfg.Server}, Error: h.cfg.Scrubber.String(err.Error())})
 			if h.cfg.OnRefused != nil {
 				h.cfg.OnRefused(err)
 			}

@@ -8,9 +8,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -55,7 +53,7 @@ const (
 type ClientCredentials struct {
 	ClientID     string
 	ClientSecret string        // for client_secret_basic / client_secret_post
-	PrivateKey   crypto.Signer // for private_key_jwt (parsed by the caller from PKCS#8 PEM, see ParsePrivateKey)
+	PrivateKey   crypto.Signer // for private_key_jwt: *ecdsa.PrivateKey or *rsa.PrivateKey (config.Auth.Signer)
 	// Method is "client_secret_basic", "client_secret_post" or
 	// "private_key_jwt". If empty, it is private_key_jwt when PrivateKey is
 	// set and client_secret_basic otherwise.
@@ -391,7 +389,7 @@ func (h *ClientCredentialsHandler) newAssertion(audience string) (string, error)
 // sanitize converts a token request error into one that shows neither the
 // response body nor any credential.
 func (f *tokenFetcher) sanitize(err error) error {
-	where := redactURL(f.tokenURL)
+	where := redact.URL(f.tokenURL, false)
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		te := &TokenError{
@@ -406,14 +404,14 @@ func (f *tokenFetcher) sanitize(err error) error {
 		return te
 	}
 	msg := strings.ReplaceAll(err.Error(), f.tokenURL, where)
-	msg = f.h.scrub.String(msg)
+	text := fmt.Sprintf("oauthflow: client credentials: token request to %s failed: %s", where, msg)
 	switch {
 	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s: %w", where, msg, context.Canceled)
+		text += ": " + context.Canceled.Error()
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s: %w", where, msg, context.DeadlineExceeded)
+		text += ": " + context.DeadlineExceeded.Error()
 	}
-	return fmt.Errorf("oauthflow: client credentials: token request to %s failed: %s", where, msg)
+	return f.h.scrub.ErrorText(text, err, sentinels...)
 }
 
 // TokenError is a token endpoint error response (RFC 6749 §5.2). Unlike
@@ -456,37 +454,4 @@ func (s *refreshingSource) Token() (*oauth2.Token, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, refreshTimeout)
 	defer cancel()
 	return s.f.fetch(ctx)
-}
-
-// ParsePrivateKey parses a PKCS#8 ("BEGIN PRIVATE KEY") PEM private key for
-// private_key_jwt. Error messages never include the key material.
-func ParsePrivateKey(pemText string) (crypto.Signer, error) {
-	block, _ := pem.Decode([]byte(strings.TrimSpace(pemText)))
-	if block == nil {
-		return nil, errors.New("oauthflow: private key: no PEM block found")
-	}
-	switch block.Type {
-	case "PRIVATE KEY":
-	case "RSA PRIVATE KEY", "EC PRIVATE KEY":
-		return nil, fmt.Errorf("oauthflow: private key: PEM type %q is not PKCS#8; convert it with `openssl pkcs8 -topk8 -nocrypt`", block.Type)
-	case "ENCRYPTED PRIVATE KEY":
-		return nil, errors.New("oauthflow: private key: encrypted PKCS#8 keys are not supported; decrypt it with `openssl pkcs8 -topk8 -nocrypt`")
-	default:
-		return nil, fmt.Errorf("oauthflow: private key: PEM type %q is not a PKCS#8 private key", truncate(block.Type, 40))
-	}
-	if len(block.Headers) != 0 {
-		return nil, errors.New("oauthflow: private key: PEM headers are not supported (encrypted key?)")
-	}
-	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-	if err != nil {
-		// The parser's message may quote parts of the DER; do not pass it on.
-		return nil, errors.New("oauthflow: private key: not a valid PKCS#8 private key")
-	}
-	switch k := k.(type) {
-	case *ecdsa.PrivateKey:
-		return k, nil
-	case *rsa.PrivateKey:
-		return k, nil
-	}
-	return nil, fmt.Errorf("oauthflow: private key: unsupported key type %T (want ECDSA or RSA)", k)
 }

@@ -29,6 +29,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 	"golang.org/x/oauth2"
+
+	"github.com/openprogram/mcpvisor/config"
 )
 
 func TestMain(m *testing.M) {
@@ -67,16 +69,16 @@ func ccPKCS8PEM(t testing.TB, k any) string {
 }
 
 // ccGetKey returns a lazily generated key; the signer is obtained through
-// ParsePrivateKey, as the caller of this package does.
+// config.Auth.Signer, as the caller of this package does.
 func ccGetKey(t testing.TB, name string) *ccKey {
 	t.Helper()
 	ccKeysOnce.Do(func() {
 		ccKeys = map[string]*ccKey{}
 		gen := func(name, alg string, k any) {
 			p := ccPKCS8PEM(t, k)
-			s, err := ParsePrivateKey(p)
-			if err != nil {
-				t.Fatalf("ParsePrivateKey(%s): %v", name, err)
+			s := config.Auth{PrivateKey: p}.Signer()
+			if s == nil {
+				t.Fatalf("config.Auth.Signer(%s) = nil", name)
 			}
 			ccKeys[name] = &ccKey{signer: s, pem: p, alg: alg}
 		}
@@ -1114,66 +1116,6 @@ func TestNewClientCredentialsHandlerValidation(t *testing.T) {
 			}
 			if alg != tt.wantAlg {
 				t.Errorf("alg = %q, want %q", alg, tt.wantAlg)
-			}
-		})
-	}
-}
-
-func TestParsePrivateKey(t *testing.T) {
-	ecRaw, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	rsaRaw, _ := rsa.GenerateKey(rand.Reader, 2048)
-	_, edRaw, _ := ed25519.GenerateKey(rand.Reader)
-
-	ecPEM := ccPKCS8PEM(t, ecRaw)
-	rsaPEM := ccPKCS8PEM(t, rsaRaw)
-	if k, err := ParsePrivateKey(ecPEM); err != nil {
-		t.Errorf("EC: %v", err)
-	} else if _, ok := k.(*ecdsa.PrivateKey); !ok {
-		t.Errorf("EC: got %T", k)
-	}
-	if k, err := ParsePrivateKey("\n  " + rsaPEM + "\n"); err != nil {
-		t.Errorf("RSA: %v", err)
-	} else if _, ok := k.(*rsa.PrivateKey); !ok {
-		t.Errorf("RSA: got %T", k)
-	}
-
-	sec1, _ := x509.MarshalECPrivateKey(ecRaw)
-	sec1PEM := string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sec1}))
-	pkcs1PEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(rsaRaw)}))
-	der, _ := x509.MarshalPKCS8PrivateKey(rsaRaw)
-	corrupt := slices.Clone(der)
-	for i := 20; i < 60; i++ {
-		corrupt[i] ^= 0x5a
-	}
-	corruptPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: corrupt}))
-	truncatedPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der[:len(der)/2]}))
-	typeMismatchPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-	encryptedPEM := string(pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: der}))
-	edPEM := ccPKCS8PEM(t, edRaw)
-
-	bad := map[string]string{
-		"empty":         "",
-		"not PEM":       "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ" + ccSecretMarker,
-		"SEC1":          sec1PEM,
-		"PKCS#1":        pkcs1PEM,
-		"corrupt":       corruptPEM,
-		"truncated":     truncatedPEM,
-		"certificate":   typeMismatchPEM,
-		"encrypted":     encryptedPEM,
-		"Ed25519":       edPEM,
-		"PKCS#8 in pem": strings.Replace(rsaPEM, "MII", "XXX", 1),
-	}
-	for name, text := range bad {
-		t.Run(name, func(t *testing.T) {
-			k, err := ParsePrivateKey(text)
-			if err == nil {
-				t.Fatalf("ParsePrivateKey succeeded: %T", k)
-			}
-			msg := err.Error()
-			for _, l := range append(ccPEMLines(text), ccSecretMarker, "MIIEvQIBADAN") {
-				if strings.Contains(msg, l) {
-					t.Errorf("error leaks key material %q: %s", truncate(l, 20), msg)
-				}
 			}
 		})
 	}

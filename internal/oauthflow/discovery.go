@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -22,6 +21,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/openprogram/mcpvisor/internal/netaddr"
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // parseChallenges parses the WWW-Authenticate challenges of resp.
@@ -179,7 +181,7 @@ func discoverAuthServer(ctx context.Context, client *http.Client, prm *oauthex.P
 		}
 	}
 	if asm.TokenEndpoint == "" {
-		return nil, fmt.Errorf("authorization server %s publishes no token_endpoint", redactURL(asURL))
+		return nil, fmt.Errorf("authorization server %s publishes no token_endpoint", redact.URL(asURL, false))
 	}
 	if err := checkSecureURL("token endpoint", asm.TokenEndpoint); err != nil {
 		return nil, err
@@ -194,48 +196,20 @@ func discoverAuthServer(ctx context.Context, client *http.Client, prm *oauthex.P
 func checkSecureURL(what, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("oauthflow: invalid %s URL %q", what, redactURL(raw))
+		return fmt.Errorf("oauthflow: invalid %s URL %q", what, redact.URL(raw, false))
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 		if u.Host == "" {
-			return fmt.Errorf("oauthflow: invalid %s URL %q: no host", what, redactURL(raw))
+			return fmt.Errorf("oauthflow: invalid %s URL %q: no host", what, redact.URL(raw, false))
 		}
 		return nil
 	case "http":
-		if IsLoopback(u.Hostname()) {
+		if netaddr.Loopback(u.Hostname()) {
 			return nil
 		}
 	}
-	return fmt.Errorf("oauthflow: refusing %s URL %q: https is required unless the host is loopback (127.0.0.0/8, ::1, localhost)", what, redactURL(raw))
-}
-
-// IsLoopback reports whether host (without port or brackets) is
-// "localhost" or a loopback IP address.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	return ip.Unmap().IsLoopback()
-}
-
-// redactURL returns raw without user info, query and fragment, for use in
-// error messages. If raw does not parse, a placeholder is returned.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<unparsable URL>"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.ForceQuery = false
-	u.Fragment = ""
-	u.RawFragment = ""
-	return u.String()
+	return fmt.Errorf("oauthflow: refusing %s URL %q: https is required unless the host is loopback (127.0.0.0/8, ::1, localhost)", what, redact.URL(raw, false))
 }
 
 // scopesFromToken returns the scopes a token response granted (its "scope"

@@ -3,6 +3,7 @@ package oauthflow
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -10,6 +11,12 @@ import (
 
 // sentinels are what callers match a login error with.
 var sentinels = []error{ErrNeedsReauth, ErrLoginCancelled, ErrPrivateOAuthHost, context.Canceled, context.DeadlineExceeded}
+
+// Sentinels returns the errors a caller tells this package's errors by
+// (errors.Is): every error of this package that leaves it scrubbed
+// (redact.Scrubber.Error) keeps these of its causes, and a caller that
+// scrubs them again must keep them too.
+func Sentinels() []error { return slices.Clone(sentinels) }
 
 // clean scrubs an error leaving Authorize: the go-sdk wraps token endpoint
 // answers (oauth2.RetrieveError, whose text includes the response body)

@@ -1,7 +1,10 @@
 package oauthflow
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -28,6 +31,23 @@ func TestClientSecretBasicHeaderScrubbedEncoded(t *testing.T) {
 		got := scrub.String("echo " + echo + " end")
 		if strings.Contains(got, echo) || !strings.Contains(got, redact.Marker) {
 			t.Errorf("%s: not scrubbed", name) // (its text would show the secret)
+		}
+	}
+}
+
+// A client-credentials token request that failed below the token endpoint
+// (a refused address, a cancel) is scrubbed like every other error of
+// this package: no secret in its text, and the sentinels a caller matches
+// still match.
+func TestClientCredentialsTransportErrorKeepsSentinels(t *testing.T) {
+	f := &tokenFetcher{h: &ClientCredentialsHandler{scrub: redact.New("MARKER-assertion")}, tokenURL: "https://as.example.com/token?k=MARKER-query"}
+	for _, cause := range []error{ErrPrivateOAuthHost, context.Canceled, context.DeadlineExceeded} {
+		err := f.sanitize(fmt.Errorf("Post %q: sending MARKER-assertion: %w", f.tokenURL, cause))
+		if !errors.Is(err, cause) {
+			t.Errorf("sanitize(%v) = %v, which no longer matches it", cause, err)
+		}
+		if strings.Contains(err.Error(), "MARKER") {
+			t.Errorf("a secret survived: %v", err)
 		}
 	}
 }

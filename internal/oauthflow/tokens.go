@@ -30,11 +30,14 @@ const expiryDelta = 10 * time.Second
 // request (or Close) never waits for a token endpoint. Order: fetching,
 // then mu.
 type tokenSource struct {
-	oc      *oauth2.Config
-	ctx     context.Context // carries the HTTP client; ends when retired
-	cancel  context.CancelFunc
-	saved   func(*oauth2.Config, *oauth2.Token)
-	refused func(error)
+	oc     *oauth2.Config
+	ctx    context.Context // carries the HTTP client; ends when retired
+	cancel context.CancelFunc
+	saved  func(*oauth2.Config, *oauth2.Token)
+	// refreshed and refused say how a refresh of a source still in use
+	// ended; each may be nil.
+	refreshed func()
+	refused   func(error)
 	// scrub knows every token this source held and the client secret; it
 	// scrubs refresh errors.
 	scrub *redact.Scrubber
@@ -191,6 +194,9 @@ func (s *tokenSource) replaceLocked(tok *oauth2.Token) {
 	s.changed = make(chan struct{})
 	if !s.retired {
 		s.saved(s.oc, tok)
+		if s.refreshed != nil {
+			s.refreshed()
+		}
 	}
 }
 
@@ -198,7 +204,7 @@ func (s *tokenSource) refuseLocked(err error) error {
 	s.refusedErr = err
 	close(s.changed)
 	s.changed = make(chan struct{})
-	if !s.retired {
+	if !s.retired && s.refused != nil {
 		s.refused(err)
 	}
 	return err

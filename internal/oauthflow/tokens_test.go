@@ -758,9 +758,15 @@ func tokRecord(ep *tokEndpoint, expiresIn time.Duration) *tokenstore.Record {
 
 func tokAuthCode(t *testing.T, st tokenstore.Store, onRefused func(error)) *AuthCode {
 	t.Helper()
+	return tokAuthCodeWith(t, st, func(cfg *AuthCodeConfig) { cfg.OnRefused = onRefused })
+}
+
+// tokAuthCodeWith is tokAuthCode with more of the config set by set.
+func tokAuthCodeWith(t *testing.T, st tokenstore.Store, set func(*AuthCodeConfig)) *AuthCode {
+	t.Helper()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	h, err := NewAuthCode(AuthCodeConfig{
+	cfg := AuthCodeConfig{
 		Server: "ex", URL: tokServerURL, Store: st,
 		Login: func(context.Context, LoginRequest) (*auth.AuthorizationResult, error) {
 			t.Error("Login called: a stored login must not open the browser")
@@ -768,8 +774,9 @@ func tokAuthCode(t *testing.T, st tokenstore.Store, onRefused func(error)) *Auth
 		},
 		HTTPClient: &http.Client{Transport: tr},
 		Go:         tokGo(t),
-		OnRefused:  onRefused,
-	})
+	}
+	set(&cfg)
+	h, err := NewAuthCode(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

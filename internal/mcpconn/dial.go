@@ -1,0 +1,327 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/procs"
+	"github.com/openprogram/mcpvisor/internal/redact"
+	"github.com/openprogram/mcpvisor/tokenstore"
+)
+
+// Options configure Dial.
+type Options struct {
+	// Server is the server's configuration. It must be valid.
+	Server config.Server
+	// Logger receives the server's stderr lines and connection events. It
+	// should already carry the server's name. Dial wraps it so that every
+	// record is scrubbed of the connection's secrets (see internal/redact).
+	Logger *slog.Logger
+	// Emit receives the events this connection is the source of: the
+	// server's log messages (events.ServerLog, rate-limited as its stderr
+	// is) and its OAuth token renewals (events.TokenRefreshed,
+	// events.RefreshRefused), each with the server's name in its Header
+	// and every text scrubbed of the connection's secrets. It must not
+	// block. Nil: no events.
+	Emit func(events.Event)
+	// Tail keeps the server's last stderr lines; it outlives one Conn.
+	Tail *Tail
+	// Grace is each of the two stop grace periods (default DefaultGrace).
+	Grace time.Duration
+	// Client names this client to the server in initialize.
+	Client *mcp.Implementation
+	// Transport, if set, replaces the server's own transport. Tests and
+	// benchmarks use it for in-memory servers; no process is started.
+	Transport mcp.Transport
+	// Go runs background work that may outlive Dial or Close (cleanup of
+	// an abandoned dial, a process being stopped). The owner waits for it
+	// at shutdown. Default: a plain goroutine.
+	Go func(func())
+	// Features are the client features the host offers (sampling,
+	// elicitation, roots) and the hook for list changes. The client
+	// advertises sampling and elicitation either way; without a host
+	// callback a request is answered at once (an error, a decline).
+	Features Features
+	// UserAction: the user asked for this connection (add, edit, restart),
+	// so an oauth server that needs a new login may open the browser.
+	UserAction bool
+	// Login runs an interactive OAuth login for an oauth server. Nil: a
+	// login fails with oauthflow.ErrNeedsReauth. The dial's timeout does
+	// not run while it waits.
+	Login oauthflow.Login
+	// Tokens stores the OAuth logins of oauth servers across restarts.
+	Tokens tokenstore.Store
+	// RequestMark is the value of RequestMarkHeader on every HTTP request
+	// of a remote server, OAuth included: the owning Runtime's id, so that
+	// its management API can refuse them. Default "mcpvisor".
+	RequestMark string
+	// AllowPrivateOAuthHosts lets a remote server's OAuth endpoints be on
+	// loopback, private or link-local addresses other than the server's
+	// own host (the IP literal in its URL, or any loopback address for
+	// localhost). Default false: those are refused (see oauthTransport).
+	AllowPrivateOAuthHosts bool
+
+	// baseTransport, if set, is cloned instead of http.DefaultTransport
+	// (tests: a client that trusts an httptest TLS server).
+	baseTransport *http.Transport
+	// Procs accounts for a stdio server's processes under the server's
+	// name and marks them, so that those that leave the process group are
+	// killed at stop too. Nil: only the process group is killed.
+	Procs *procs.Tracker
+}
+
+// dialResult is what the connecting goroutine hands to Dial.
+type dialResult struct {
+	cs    *mcp.ClientSession
+	tools []*mcp.Tool
+	err   error
+}
+
+// Dial starts the server, initializes the session and lists its tools, all
+// within the server's timeout_seconds. It returns as soon as that limit or
+// ctx ends, without waiting for a stubborn process to die: the cleanup runs
+// through opts.Go, and leaves no process behind.
+func Dial(ctx context.Context, opts Options) (*Conn, error) {
+	srv := opts.Server
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.Client == nil {
+		opts.Client = &mcp.Implementation{Name: "mcpvisor"}
+	}
+	if opts.Go == nil {
+		opts.Go = func(f func()) { go f() }
+	}
+	if opts.Emit == nil {
+		opts.Emit = func(events.Event) {}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	tail := opts.Tail
+	if tail == nil {
+		tail = &Tail{}
+	}
+	// One scrubber for everything this connection lets out; it learns the
+	// tokens obtained while the connection lives.
+	scrub := redact.New(srv.Secrets()...)
+	logger = redact.Logger(logger, scrub)
+	opts.Logger = logger
+	tailMark := tail.mark()
+	stderr := newStderrWriter(logger, tail, scrub)
+	var (
+		proc      *stdioTransport
+		tap       *wireTap
+		rem       *remoteParts
+		transport mcp.Transport = opts.Transport
+	)
+	owner := ctx // ends when the connection's owner stops
+	ctx, deadline, cancel := withDialDeadline(ctx, srv.Timeout())
+	defer cancel()
+	var (
+		live   atomic.Pointer[Conn]
+		authMu sync.Mutex
+		failed error // why the dial failed, where the SDK may not say (login, refresh, answer too large, other origin)
+	)
+	// A login that fails during the dial makes the dial's error one that
+	// waits for the user; one that fails later (a step-up) fails its call
+	// only. A refused refresh, or an answer over its size limit, ends the
+	// connection either way (fatal), with that error as the reason.
+	setFailed := func(err error) {
+		authMu.Lock()
+		if failed == nil {
+			failed = err
+		}
+		authMu.Unlock()
+	}
+	fatal := func(err error) {
+		setFailed(err)
+		if c := live.Load(); c != nil {
+			c.endWith(err)
+		}
+	}
+	login := func(ctx context.Context, req oauthflow.LoginRequest) (*auth.AuthorizationResult, error) {
+		if opts.Login == nil {
+			if req.Listener != nil {
+				req.Listener.Close()
+			}
+			return nil, fmt.Errorf("%w: no way to open a browser", oauthflow.ErrNeedsReauth)
+		}
+		deadline.pause()
+		defer deadline.resume()
+		res, err := opts.Login(ctx, req)
+		if err != nil && ctx.Err() == nil && live.Load() == nil {
+			setFailed(err)
+		}
+		return res, err
+	}
+	switch {
+	case transport != nil:
+	case srv.Type == config.TypeLocal:
+		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace, opts.Go, opts.Procs.Begin(srv.Name))
+		transport = proc
+	default:
+		var err error
+		if rem, err = remoteTransport(owner, opts, scrub, login, fatal); err != nil {
+			return nil, scrubError(scrub, fmt.Errorf("connecting %q: %w", srv.Name, err))
+		}
+		transport = rem.transport
+	}
+	var httpConns *http.Transport
+	closeAuth := func() {}
+	if rem != nil {
+		httpConns, closeAuth = rem.conns, rem.closeAuth
+	}
+	// A remote transport keeps the context it connected with for its
+	// streams (the SSE GET lives as long as the session): give it one that
+	// lasts until the Conn closes or the dial is abandoned, not the dial's.
+	life, endLife := context.WithCancel(context.Background())
+	if httpConns != nil {
+		transport = lifetimeTransport{inner: transport, ctx: life}
+	}
+	// The SDK's HTTP connections carry unexported hooks a wrapper would
+	// hide, so only stdio and injected transports get the wire tap.
+	if httpConns == nil {
+		tap = newWireTap()
+		transport = tapTransport{inner: transport, tap: tap}
+	}
+
+	progress := &progressRouter{}
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, srv.Name, opts.Emit, logger, progress, scrub, tail))
+	if len(opts.Features.Roots) > 0 {
+		client.AddRoots(opts.Features.Roots...)
+	}
+	results := make(chan dialResult, 1)
+	opts.Go(func() {
+		cs, err := client.Connect(ctx, transport, nil)
+		var list []*mcp.Tool
+		if err == nil {
+			list, err = listTools(ctx, cs)
+		}
+		if err == nil {
+			enableServerLogs(ctx, cs, logger)
+		}
+		results <- dialResult{cs: cs, tools: list, err: err}
+	})
+
+	fail := func(err error) (*Conn, error) {
+		stderr.flush()
+		closeAuth()
+		authMu.Lock()
+		if failed != nil && !errors.Is(err, oauthflow.ErrNeedsReauth) {
+			err = fmt.Errorf("%w: %w", failed, err)
+		}
+		authMu.Unlock()
+		return nil, scrubError(scrub, dialError(ctx, srv, err, tail, tailMark))
+	}
+	// Once the dial is abandoned (or fails), the process is stopped at
+	// once, or never started if the connect goroutine has not got that far.
+	select {
+	case r := <-results:
+		if r.err == nil && ctx.Err() == nil {
+			deadline.finish()
+			c := newConn(srv, opts, r, proc, stderr, scrub, logger)
+			c.progress = progress
+			c.logs = c.Capabilities().Logging != nil
+			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
+			live.Store(c)
+			authMu.Lock()
+			err := failed
+			authMu.Unlock()
+			if err != nil { // refused while the dial completed
+				c.endWith(err)
+			}
+			go c.watch()
+			return c, nil
+		}
+		if r.err == nil { // it succeeded just as the dial was abandoned
+			r.err = ctx.Err()
+		}
+		proc.stopAsync()
+		// A server that failed by itself has usually exited already: give
+		// its last stderr lines a moment to arrive for the error message.
+		proc.waitStopped(min(opts.Grace, 500*time.Millisecond))
+		endLife()
+		opts.Go(func() { abandon(r, proc, opts.Grace); closeIdle(httpConns) })
+		return fail(r.err)
+	case <-ctx.Done():
+		proc.stopAsync()
+		endLife()
+		opts.Go(func() { abandon(<-results, proc, opts.Grace); closeIdle(httpConns) })
+		return fail(context.Cause(ctx))
+	}
+}
+
+func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport, stderr *stderrWriter, scrub *redact.Scrubber, logger *slog.Logger) *Conn {
+	c := &Conn{
+		name:     srv.Name,
+		timeout:  srv.Timeout(),
+		grace:    opts.Grace,
+		logger:   logger,
+		scrub:    scrub,
+		cs:       r.cs,
+		proc:     proc,
+		stderr:   stderr,
+		tools:    r.tools,
+		limit:    newLimiter(srv.MaxConcurrentCalls),
+		inflight: map[uint64]context.CancelFunc{},
+		done:     make(chan struct{}),
+		goFn:     opts.Go,
+	}
+	return c
+}
+
+// abandon releases what a dial produced after nobody wants it any more.
+func abandon(r dialResult, proc *stdioTransport, grace time.Duration) {
+	proc.stop()
+	if r.cs != nil {
+		closeSession(r.cs, grace)
+	}
+}
+
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var out []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing tools: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// dialError makes a failed dial readable: a timeout says which limit it hit
+// (and stays errors.Is context.DeadlineExceeded whatever the SDK reported),
+// garbage on stdout is named as such, and a process that died says what it
+// printed last.
+func dialError(ctx context.Context, srv config.Server, err error, tail *Tail, tailMark uint64) error {
+	switch {
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within timeout_seconds=%d: %w", int(srv.Timeout()/time.Second), err)
+		} else {
+			err = fmt.Errorf("no answer within timeout_seconds=%d: %w (%w)", int(srv.Timeout()/time.Second), context.DeadlineExceeded, err)
+		}
+	case strings.Contains(err.Error(), "invalid character"):
+		// The SDK flattens the JSON syntax error into text.
+		err = fmt.Errorf("the server wrote something that is not JSON-RPC to stdout (MCP stdio servers must log to stderr): %w", err)
+	}
+	if line, ok := tail.lastSince(tailMark); ok { // only this attempt's output
+		err = fmt.Errorf("%w (last stderr line: %q)", err, line)
+	}
+	return fmt.Errorf("connecting %q: %w", srv.Name, err)
+}
