@@ -17,6 +17,14 @@ func (c *Conn) Capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{}
 }
 
+// ProtocolVersion is the MCP version the server negotiated.
+func (c *Conn) ProtocolVersion() string {
+	if res := c.cs.InitializeResult(); res != nil {
+		return res.ProtocolVersion
+	}
+	return ""
+}
+
 // request runs one request other than a tool call like CallTool runs a
 // call: within timeout_seconds, in a slot of max_concurrent_calls, and
 // cancelled by Close (the SDK's Close waits for outgoing requests).
