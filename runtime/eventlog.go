@@ -53,7 +53,7 @@ func (l *eventLog) log(e events.Event) {
 	case events.ServerAdded:
 		logger.Debug("server added")
 	case events.ServerRemoved:
-		logger.Info("server removed")
+		logger.Debug("server removed")
 		if g := l.refusals[h.Server]; g != nil {
 			g.Flush(logger, refusalRecords)
 			delete(l.refusals, h.Server)

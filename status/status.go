@@ -89,7 +89,8 @@ type Server struct {
 //     from StateChanged;
 //   - Restarts is counted here: every move into starting from a state in
 //     which the server had run or tried to (ready, backoff, failed,
-//     needs_auth, authorizing), that is, every start but the first;
+//     needs_auth), that is, every start but the first (a login that ends
+//     goes back to starting: not a restart);
 //   - PID from SessionStarted, cleared by SessionLost and by any move to a
 //     state other than ready;
 //   - ToolCount and PromptCount from ToolsChanged and PromptsChanged;
@@ -159,7 +160,7 @@ func (b *Board) Apply(e events.Event) events.Event {
 
 // restartedFrom holds the states from which a move into starting is a
 // restart.
-var restartedFrom = map[State]bool{Ready: true, Backoff: true, Failed: true, NeedsAuth: true, Authorizing: true}
+var restartedFrom = map[State]bool{Ready: true, Backoff: true, Failed: true, NeedsAuth: true}
 
 func (b *Board) stateChanged(e events.StateChanged) events.Event {
 	s := b.entries[e.Server]
