@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -205,5 +207,44 @@ func TestLogFromEvents(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(texts), "[redacted]") {
 		t.Error("nothing shows the crasher's stderr scrubbed: the test did not see the secret pass")
+	}
+}
+
+// TestConfigEvents: the config error has one source, the events: a file
+// that does not parse at Start is a ConfigRejected (and Status says so),
+// a reload that finds it fixed is a ConfigLoaded (and Status no longer
+// says so), and a save is a ConfigSaved.
+func TestConfigEvents(t *testing.T) {
+	rt := startWithFile(t, []byte(`{"servers": {,}}`))
+	if rt.Status().ConfigError == "" {
+		t.Fatal("no config error for a file that does not parse")
+	}
+	sub := rt.bus.Subscribe(events.SubscribeOptions{From: 1})
+	defer sub.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	if e, ok := nextEvent(t, sub, deadline).(events.ConfigRejected); !ok || !strings.Contains(e.Error, "does not parse") {
+		t.Fatalf("first event = %v, want the ConfigRejected of Start", e)
+	}
+	if err := os.WriteFile(filepath.Join(rt.opts.StateDir, config.FileName), []byte(`{"servers": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if e := nextEvent(t, sub, deadline); e.Type() != events.TypeConfigLoaded {
+		t.Fatalf("after the fix and a reload: %v, want config_loaded", e)
+	}
+	if msg := rt.Status().ConfigError; msg != "" {
+		t.Fatalf("config error %q after the fix", msg)
+	}
+	srv := exampleServer("ex")
+	srv.Enabled = false
+	if _, err := rt.AddServer(t.Context(), srv); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if nextEvent(t, sub, deadline).Type() == events.TypeConfigSaved {
+			break
+		}
 	}
 }
