@@ -27,11 +27,17 @@ import (
 type Deps struct {
 	Logger   *slog.Logger
 	Registry *tools.Registry
-	Board    *status.Board
 	// Events is the runtime's one event stream. Actors emit what happens
 	// (state changes, sessions, listings, logins) into it; the status
-	// board, the log and the host consume it.
+	// board (its reducer, the only writer of status), the log and the
+	// host consume it. No actor writes status or logs a lifecycle line.
 	Events *events.Bus
+	// Board is the status board, for actors to read (Describe): only the
+	// Bus writes it, through its reducer.
+	Board *status.Board
+	// Tails holds each server's stderr tail by name, for the sessions that
+	// write it and the status board that reads it.
+	Tails *Tails
 	// Work tracks goroutines that outlive a Receive (dials, closes). An
 	// actor may stop before its goroutines finish; Shutdown waits for
 	// Work so that no process or goroutine outlives the Runtime.
@@ -48,8 +54,6 @@ type Deps struct {
 	// manager (its only writer) after every change, for readers that must
 	// not wait for an actor.
 	Config *atomic.Pointer[config.File]
-	// ConfigError is why the config file cannot be used, or nil.
-	ConfigError *atomic.Pointer[string]
 	// Transport, if set, supplies the transport of a server instead of its
 	// config (tests and benchmarks: in-memory servers).
 	Transport func(config.Server) mcp.Transport

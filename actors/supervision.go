@@ -2,21 +2,27 @@ package actors
 
 import (
 	"fmt"
-	"log/slog"
 	"runtime/debug"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/openprogram/mcpvisor/events"
 )
 
-// LogPanics is receiver middleware that logs a panicking actor's stack and
-// then re-panics, so supervision still sees the failure (protoactor logs no
-// stacks of its own).
-func LogPanics(logger *slog.Logger) actor.ReceiverMiddleware {
+// ReportPanics is receiver middleware that reports a panicking actor as an
+// ActorPanicked event and then re-panics, so supervision still sees the
+// failure. The stack (protoactor logs none of its own) is a diagnostic,
+// not an event: it goes to the log at Debug.
+func ReportPanics(deps *Deps) actor.ReceiverMiddleware {
 	return func(next actor.ReceiverFunc) actor.ReceiverFunc {
 		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 			defer func() {
 				if r := recover(); r != nil {
-					logger.Error("actor panicked", "actor", c.Self().Id, "panic", fmt.Sprint(r), "message", fmt.Sprintf("%T", env.Message), "stack", string(debug.Stack()))
+					path := c.Self().Id
+					deps.Events.Emit(events.ActorPanicked{Header: events.Header{Server: ServerOf(path)},
+						Path: path, Value: panicValue(r)})
+					deps.Logger.Debug("actor panic stack", "actor", path, "message", fmt.Sprintf("%T", env.Message), "stack", string(debug.Stack()))
 					panic(r)
 				}
 			}()
@@ -25,26 +31,47 @@ func LogPanics(logger *slog.Logger) actor.ReceiverMiddleware {
 	}
 }
 
+// panicValue is a panic's value as event text. Only the value's text is
+// kept, cut to a bound: a panic carries our own messages, never a
+// server's secrets (those are scrubbed before they reach an error).
+func panicValue(r any) string {
+	const limit = 1024
+	v := fmt.Sprint(r)
+	if len(v) > limit {
+		v = v[:limit] + " …"
+	}
+	return v
+}
+
+// ServerOf returns the server an actor path belongs to ("manager/fs/session"
+// -> "fs"); "" for the manager itself.
+func ServerOf(path string) string {
+	rest, ok := strings.CutPrefix(path, "manager/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return name
+}
+
 // StopOnFailure is the supervision strategy of every actor here: a failed
 // child is stopped, never restarted in place. The library's in-place
 // restart races with Stop and can revive a stopped child with its live
 // transport (PROTOACTOR.md); the parent instead sees Terminated and decides
-// whether to spawn a fresh one.
-type StopOnFailure struct {
-	Logger *slog.Logger
-}
+// whether to spawn a fresh one. The failure itself was reported by
+// ReportPanics (a panic is the only way an actor fails).
+type StopOnFailure struct{}
 
 // HandleFailure stops the failed child.
-func (s StopOnFailure) HandleFailure(_ *actor.ActorSystem, supervisor actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason any, _ any) {
-	s.Logger.Warn("actor failed; stopping it", "actor", child.Id, "reason", fmt.Sprint(reason))
+func (StopOnFailure) HandleFailure(_ *actor.ActorSystem, supervisor actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, _ any, _ any) {
 	supervisor.StopChildren(child)
 }
 
 // Props returns the props every actor here is spawned with: a fresh actor
-// per incarnation (PropsFromProducer, never a shared closure), panic stacks
-// logged, failed children stopped.
-func Props(logger *slog.Logger, produce func() actor.Actor) *actor.Props {
+// per incarnation (PropsFromProducer, never a shared closure), panics
+// reported, failed children stopped.
+func Props(deps *Deps, produce func() actor.Actor) *actor.Props {
 	return actor.PropsFromProducer(produce,
-		actor.WithReceiverMiddleware(LogPanics(logger)),
-		actor.WithSupervisor(StopOnFailure{Logger: logger}))
+		actor.WithReceiverMiddleware(ReportPanics(deps)),
+		actor.WithSupervisor(StopOnFailure{}))
 }

@@ -18,7 +18,12 @@ type Options struct {
 	// board is the reducer: it can never fall behind or miss an event, so
 	// what it answers is exact as soon as Emit returns. It must be quick
 	// and must not call Emit or Subscribe (the Bus holds its lock).
-	Reducer func(Event)
+	//
+	// The reducer returns the event as every later consumer sees it: it
+	// may complete what only it knows (the board fills in a StateChanged's
+	// From and Restarts), so that subscribers read the same facts as
+	// Status(). It must keep the event's type, Seq and Time.
+	Reducer func(Event) Event
 	// Now is the clock that stamps Time; default time.Now.
 	Now func() time.Time
 	// Buffer is each subscriber's buffer, in events; default
@@ -75,9 +80,10 @@ func NewBus(opts *Options) *Bus {
 // them. Emit after Close still applies the Reducer, so status stays exact
 // through a shutdown, but no subscriber is left to see it.
 //
-// Dropped is made by subscriptions, not emitted; Emit ignores one.
+// Dropped is made by subscriptions, not emitted; Emit ignores one. A nil
+// Bus discards every event (tests of a single actor need none).
 func (b *Bus) Emit(e Event) {
-	if _, ok := e.(Dropped); ok || e == nil {
+	if _, ok := e.(Dropped); ok || e == nil || b == nil {
 		return
 	}
 	b.mu.Lock()
@@ -85,7 +91,7 @@ func (b *Bus) Emit(e Event) {
 	b.seq++
 	e = e.stamp(b.seq, b.opts.Now())
 	if b.opts.Reducer != nil {
-		b.opts.Reducer(e)
+		e = b.opts.Reducer(e)
 	}
 	if _, ok := e.(ServerLog); !ok {
 		if old := b.history.push(e); old != nil {

@@ -36,7 +36,7 @@ func added(server string) Event { return ServerAdded{Header: Header{Server: serv
 
 func TestSeqOrderUnderConcurrentEmit(t *testing.T) {
 	var reduced []uint64
-	bus := NewBus(&Options{Buffer: 10000, Reducer: func(e Event) { reduced = append(reduced, e.Head().Seq) }})
+	bus := NewBus(&Options{Buffer: 10000, Reducer: func(e Event) Event { reduced = append(reduced, e.Head().Seq); return e }})
 	defer bus.Close()
 	sub := bus.Subscribe(SubscribeOptions{})
 	defer sub.Close()
@@ -70,7 +70,7 @@ func TestSeqOrderUnderConcurrentEmit(t *testing.T) {
 func TestReducerRunsInsideEmit(t *testing.T) {
 	clock := at
 	var got Event
-	bus := NewBus(&Options{Now: func() time.Time { return clock }, Reducer: func(e Event) { got = e }})
+	bus := NewBus(&Options{Now: func() time.Time { return clock }, Reducer: func(e Event) Event { got = e; return e }})
 	defer bus.Close()
 	for i := range 3 {
 		clock = clock.Add(time.Second)
@@ -263,7 +263,7 @@ func TestCloseIdempotentAndConcurrent(t *testing.T) {
 		t.Fatalf("Next on a Subscribe after Close = %v, want ErrClosed", err)
 	}
 	var seen int
-	reduced := NewBus(&Options{Reducer: func(Event) { seen++ }})
+	reduced := NewBus(&Options{Reducer: func(e Event) Event { seen++; return e }})
 	reduced.Close()
 	reduced.Emit(added("fs"))
 	if seen != 1 {
@@ -314,4 +314,36 @@ func TestSubscribeAndCloseWhileEmitting(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	bus.Close()
+}
+
+// A subscription's own Buffer holds more than the Bus's default before it
+// drops: 50 events fit in a buffer of 64 on a Bus whose default is 8.
+func TestSubscriptionBuffer(t *testing.T) {
+	bus := NewBus(&Options{Buffer: 8})
+	defer bus.Close()
+	big := bus.Subscribe(SubscribeOptions{Buffer: 64})
+	small := bus.Subscribe(SubscribeOptions{})
+	for range 50 {
+		bus.Emit(ServerAdded{Header: Header{Server: "fs"}})
+	}
+	bus.Close()
+	count := func(s *Subscription) (events, dropped int) {
+		for {
+			e, err := s.Next(t.Context())
+			if err != nil {
+				return
+			}
+			if _, ok := e.(Dropped); ok {
+				dropped++
+			} else {
+				events++
+			}
+		}
+	}
+	if n, d := count(big); n != 50 || d != 0 {
+		t.Errorf("with Buffer 64: %d events and %d drops, want 50 and none", n, d)
+	}
+	if n, d := count(small); n != 8 || d != 1 {
+		t.Errorf("with the Bus's Buffer 8: %d events and %d drops, want 8 and one Dropped", n, d)
+	}
 }

@@ -14,7 +14,8 @@
 //	LoginFailed                             a browser login
 //	TokenRefreshed, RefreshRefused          background token renewal
 //	ActorPanicked                           a panic in the supervision tree
-//	ConfigSaved, ConfigRejected             the config file
+//	ConfigSaved, ConfigRejected,
+//	ConfigLoaded                            the config file
 //	RequestRefused                          a server's request a limit refused
 //	ServerLog                               a server's log line (not in history)
 //	Dropped                                 events a subscriber missed
@@ -30,7 +31,7 @@
 // A Runtime owns one Bus. The status board is its Reducer: it sees every
 // event, in order, before Emit returns.
 //
-//	bus := events.NewBus(&events.Options{Reducer: board.Apply})
+//	bus := events.NewBus(&events.Options{Reducer: board.Apply}) // Apply returns the event, completed
 //	defer bus.Close()
 //	bus.Emit(events.StateChanged{Header: events.Header{Server: "fs"}, From: "starting", To: "ready"})
 //

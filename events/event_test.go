@@ -49,6 +49,7 @@ var everyType = []struct {
 	{ActorPanicked{Header: head, Path: "manager/fs", Value: "boom"},
 		map[string]any{"path": "manager/fs", "value": "boom"}, "actor manager/fs panicked: boom"},
 	{ConfigSaved{Header: Header{Time: at, Seq: 7}}, nil, "#7 config saved"},
+	{ConfigLoaded{Header: Header{Time: at, Seq: 7}}, nil, "#7 config loaded"},
 	{ConfigRejected{Header: Header{Time: at, Seq: 7}, Error: "line 3: unknown field"},
 		map[string]any{"error": "line 3: unknown field"}, "#7 config rejected: line 3"},
 	{ServerLog{Header: head, Level: "info", Logger: "disk", Text: "mounted"},

@@ -13,10 +13,11 @@ func Example() {
 	ready := map[string]bool{} // a stand-in for the status board
 	bus := events.NewBus(&events.Options{
 		Now: clock,
-		Reducer: func(e events.Event) {
-			if e, ok := e.(events.StateChanged); ok {
-				ready[e.Server] = e.To == "ready"
+		Reducer: func(e events.Event) events.Event {
+			if sc, ok := e.(events.StateChanged); ok {
+				ready[sc.Server] = sc.To == "ready"
 			}
+			return e
 		},
 	})
 	defer bus.Close()

@@ -55,6 +55,10 @@ func (e ServerRemoved) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = se
 // (the values of status.State: "starting", "ready", "backoff", …).
 type StateChanged struct {
 	Header
+	// From is the state the status board showed before, and To the state
+	// it shows now. The emitter sets To; the board (the Bus's reducer)
+	// fills in From, so that a subscriber reads the same transition as
+	// Status() made.
 	From, To string
 	// Error says why, already scrubbed of secrets; empty when none.
 	Error string
@@ -63,7 +67,9 @@ type StateChanged struct {
 	// NextRetryAt is when the next start is due; zero unless To is
 	// "backoff".
 	NextRetryAt time.Time
-	// Restarts is how many times the server has been restarted.
+	// Restarts is how many times the server has been restarted, as the
+	// status board counts them (it fills this in): every move into
+	// "starting" from ready, backoff, failed or needs_auth.
 	Restarts int
 }
 

@@ -11,6 +11,7 @@ const (
 	TypeActorPanicked  = "actor_panicked"
 	TypeConfigSaved    = "config_saved"
 	TypeConfigRejected = "config_rejected"
+	TypeConfigLoaded   = "config_loaded"
 	TypeRequestRefused = "request_refused"
 )
 
@@ -77,6 +78,25 @@ func (e ConfigRejected) MarshalJSON() ([]byte, error) {
 }
 
 func (e ConfigRejected) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
+
+// ConfigLoaded says the configuration file, rejected before, was read
+// again and parses: the runtime may write it again. (A file that was
+// good all along gets no event for each read.)
+type ConfigLoaded struct {
+	Header
+}
+
+// Type implements Event.
+func (ConfigLoaded) Type() string { return TypeConfigLoaded }
+
+func (e ConfigLoaded) String() string { return e.prefix() + "config loaded" }
+
+// MarshalJSON implements json.Marshaler.
+func (e ConfigLoaded) MarshalJSON() ([]byte, error) {
+	return json.Marshal(e.wire(TypeConfigLoaded))
+}
+
+func (e ConfigLoaded) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
 
 // RequestRefused says the runtime refused a request a server sent it
 // (sampling, elicitation) because a limit said no.

@@ -22,6 +22,11 @@ type SubscribeOptions struct {
 	// first. A console resuming after the last event it saw asks for
 	// From = that Seq + 1.
 	From uint64
+	// Buffer, when set, is this subscription's buffer in events instead
+	// of the Bus's Options.Buffer: a consumer that must not miss
+	// lifecycle events behind a burst of server logs (the runtime's log)
+	// asks for more.
+	Buffer int
 }
 
 // Subscription is one consumer's view of a Bus. Read it with Next.
@@ -73,10 +78,13 @@ func (b *Bus) Subscribe(opts SubscribeOptions) *Subscription {
 			}
 		}
 	}
+	if opts.Buffer <= 0 {
+		opts.Buffer = b.opts.Buffer
+	}
 	s := &Subscription{
 		bus:   b,
 		opts:  opts,
-		buf:   newRing(max(b.opts.Buffer, len(replay)+1)),
+		buf:   newRing(max(opts.Buffer, len(replay)+1)),
 		ready: make(chan struct{}, 1),
 		done:  make(chan struct{}),
 	}
@@ -106,9 +114,9 @@ func (s *Subscription) offer(e Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.missed == 0 && s.buf.len() < s.bus.opts.Buffer:
+	case s.missed == 0 && s.buf.len() < s.opts.Buffer:
 		s.buf.push(e)
-	case s.missed > 0 && s.buf.len()+2 <= s.bus.opts.Buffer:
+	case s.missed > 0 && s.buf.len()+2 <= s.opts.Buffer:
 		// Room for the gap and e: the reader sees them in order.
 		s.buf.push(s.dropped())
 		s.buf.push(e)

@@ -27,4 +27,7 @@ type SessionFailed struct {
 type SessionLost struct {
 	Gen uint64
 	Err error
+	// ExitStatus is the stdio process's exit as Go reads it ("signal:
+	// killed"); empty for a remote server or when it was not known yet.
+	ExitStatus string
 }

@@ -55,8 +55,9 @@ type Runtime struct {
 	manager  *actor.PID
 	work     sync.WaitGroup
 
-	config      atomic.Pointer[config.File] // the configured servers, published by the manager
-	configError atomic.Pointer[string]      // why the file cannot be used, or nil
+	config  atomic.Pointer[config.File] // the configured servers, published by the manager
+	tails   actors.Tails                // each server's stderr tail, read by the board
+	logDone chan struct{}               // closed when the log subscriber ended
 
 	managerDone  chan struct{}
 	shutdownOnce sync.Once
@@ -96,14 +97,18 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		opts:        opts,
 		registry:    tools.NewRegistry(opts.Logger),
 		prompts:     &prompts.Registry{},
-		board:       status.NewBoard(),
 		managerDone: make(chan struct{}),
+		logDone:     make(chan struct{}),
 		drained:     make(chan struct{}),
 		stopWatch:   make(chan struct{}),
 		id:          "mcpvisor-" + rand.Text()[:12],
 		boot:        rand.Text()[:10],
 	}
-	r.bus = events.NewBus(nil)
+	r.board = status.NewBoard(r.tails.Lines)
+	r.bus = events.NewBus(&events.Options{Reducer: r.board.Apply})
+	// The log is one subscriber, from the first event on; Shutdown's
+	// bus.Close ends it once it has logged what is left.
+	go r.logEvents(r.bus.Subscribe(events.SubscribeOptions{Buffer: logSubBuffer}), r.logDone)
 	r.store = config.Store{Dir: r.opts.stateDir}
 	var err error
 	r.procs, err = procs.New(procs.Options{Subreaper: opts.Subreaper})
@@ -113,11 +118,11 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	file, err := r.store.Load()
 	switch {
 	case errors.Is(err, config.ErrUnparsable):
-		msg := err.Error()
-		r.configError.Store(&msg)
-		opts.Logger.Warn("config file does not parse; starting with no servers and refusing to overwrite it", "error", err)
+		r.bus.Emit(events.ConfigRejected{Error: err.Error()})
 		file = nil
 	case err != nil:
+		r.bus.Close()
+		<-r.logDone
 		return nil, fmt.Errorf("loading config: %w", err)
 	}
 	r.config.Store(&config.File{})
@@ -132,7 +137,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		// keep it short so a stopped runtime is quiet soon after.
 		actor.WithDeadLetterThrottleInterval(100*time.Millisecond),
 	)
-	r.gate = newRequestGate(opts.ServerRequests, opts.Logger, r.board)
+	r.gate = newRequestGate(opts.ServerRequests, r.bus)
 	gate := r.gate
 	sample := guard(gate, "sampling/createMessage", func(req *mcp.CreateMessageRequest) any { return req.Params }, sampler(opts.Sample))
 	elicit := guard(gate, "elicitation/create", func(req *mcp.ElicitRequest) any { return req.Params }, elicitor(opts.Elicit))
@@ -144,6 +149,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Roots:        opts.roots(),
 		Board:        r.board,
 		Events:       r.bus,
+		Tails:        &r.tails,
 		Work:         &r.work,
 		Grace:        opts.StopGrace,
 		Restart:      opts.Restart,
@@ -155,7 +161,6 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		LoginTimeout: opts.LoginTimeout,
 		RequestMark:  r.id,
 		Config:       &r.config,
-		ConfigError:  &r.configError,
 		Procs:        r.procs,
 		Gone:         gate.forget,
 	}
@@ -163,10 +168,12 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })
 	props := manager.Props(manager.Options{Deps: deps, Store: r.store, File: file, Ready: onReady, Done: r.managerDone}).
-		Clone(actor.WithGuardian(actors.StopOnFailure{Logger: opts.Logger}))
+		Clone(actor.WithGuardian(actors.StopOnFailure{}))
 	pid, err := r.system.Root.SpawnNamed(props, manager.Name)
 	if err != nil {
 		r.system.Shutdown()
+		r.bus.Close()
+		<-r.logDone
 		return nil, fmt.Errorf("spawning manager: %w", err)
 	}
 	r.manager = pid
@@ -229,10 +236,7 @@ func (r *Runtime) CallTool(ctx context.Context, name string, args any) (tools.Re
 // Status reports every configured server. It never waits for an actor.
 func (r *Runtime) Status() Status {
 	failure, _ := r.failure.Load().(string)
-	st := Status{Error: failure, Servers: []status.Server{}}
-	if msg := r.configError.Load(); msg != nil {
-		st.ConfigError = *msg
-	}
+	st := Status{Error: failure, ConfigError: r.board.ConfigError(), Servers: []status.Server{}}
 	for _, srv := range r.config.Load().Servers {
 		if s, ok := r.board.Get(srv.Name); ok {
 			st.Servers = append(st.Servers, s)
@@ -273,6 +277,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 			r.procs.KillAll(killWait)
 			r.system.Shutdown()
 			r.bus.Close() // every subscriber reads what is left, then ErrClosed
+			<-r.logDone   // so the log holds every line once Shutdown returned
 			close(r.drained)
 		}()
 	})

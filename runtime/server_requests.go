@@ -4,15 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/time/rate"
 
-	"github.com/openprogram/mcpvisor/internal/loggate"
-	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/events"
 )
 
 // ServerRequestLimits bound the requests servers send the host that spend
@@ -87,8 +85,7 @@ func (l ServerRequestLimits) withDefaults() ServerRequestLimits {
 // names come and go.
 type requestGate struct {
 	limits ServerRequestLimits
-	logger *slog.Logger
-	board  *status.Board
+	events *events.Bus
 
 	mu      sync.Mutex
 	servers map[string]*serverRequests
@@ -97,7 +94,6 @@ type requestGate struct {
 // serverRequests is one server's state.
 type serverRequests struct {
 	kinds map[string]*serverGate // by method
-	logs  loggate.Gate           // of its refusal records
 }
 
 // serverGate is one server's state for one kind of request.
@@ -106,11 +102,8 @@ type serverGate struct {
 	bucket  *rate.Limiter
 }
 
-// What the suppressed-count record of a server's refusals names.
-const refusalRecords = "refusal records of a server"
-
-func newRequestGate(l ServerRequestLimits, logger *slog.Logger, board *status.Board) *requestGate {
-	return &requestGate{limits: l.withDefaults(), logger: logger, board: board, servers: map[string]*serverRequests{}}
+func newRequestGate(l ServerRequestLimits, bus *events.Bus) *requestGate {
+	return &requestGate{limits: l.withDefaults(), events: bus, servers: map[string]*serverRequests{}}
 }
 
 // server returns a server's state, made on its first request; under g.mu.
@@ -118,23 +111,17 @@ func (g *requestGate) server(name string) *serverRequests {
 	sr := g.servers[name]
 	if sr == nil {
 		sr = &serverRequests{kinds: map[string]*serverGate{}}
-		sr.logs.Now = g.limits.now
 		g.servers[name] = sr
 	}
 	return sr
 }
 
-// forget drops a removed server's state, logging the count of its
-// refusal records that were suppressed. A server added later under the
+// forget drops a removed server's state. A server added later under the
 // same name starts afresh.
 func (g *requestGate) forget(name string) {
 	g.mu.Lock()
-	sr := g.servers[name]
 	delete(g.servers, name)
 	g.mu.Unlock()
-	if sr != nil {
-		sr.logs.Flush(g.logger.With("server", name), refusalRecords)
-	}
 }
 
 // guard wraps a host callback (nil stays nil) with the limits for method;
@@ -199,13 +186,10 @@ func (g *requestGate) admit(server, method string, params any) (release func(), 
 	return release, nil
 }
 
-// refuse is the one place a refusal is reported: the log record
-// (rate-limited), the count in the server's status (exact), and the error
-// the server gets. (A later typed event replaces the first two.)
-func (g *requestGate) refuse(sr *serverRequests, server, method, limit string, code int64, why string) error {
-	sr.logs.Log(g.logger.With("server", server), refusalRecords, func() {
-		g.logger.Warn("refused a request from a server", "server", server, "method", method, "limit", limit)
-	})
-	g.board.CountRefused(server)
+// refuse is the one place a refusal is reported: a RequestRefused event
+// (the board counts it, exactly; the log writes it, rate-limited) and the
+// error the server gets.
+func (g *requestGate) refuse(_ *serverRequests, server, method, limit string, code int64, why string) error {
+	g.events.Emit(events.RequestRefused{Header: events.Header{Server: server}, Method: method, Limit: limit})
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("the MCP host refused %s (limit %s): %s", method, limit, why)}
 }

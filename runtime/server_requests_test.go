@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/loggate"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
@@ -174,11 +175,9 @@ func TestServerRequestRate(t *testing.T) {
 // JSON-RPC error the server gets.
 func TestRequestGateRefill(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
-	board := status.NewBoard()
-	board.Set(status.Server{Name: "a"}, nil)
 	logs := &testutil.Buffer{}
-	g := newRequestGate(ServerRequestLimits{PerMinute: 6, Burst: 2, now: func() time.Time { return now }},
-		slog.New(slog.NewTextHandler(logs, nil)), board)
+	board, bus := gateBus(func() time.Time { return now }, slog.New(slog.NewTextHandler(logs, nil)))
+	g := newRequestGate(ServerRequestLimits{PerMinute: 6, Burst: 2, now: func() time.Time { return now }}, bus)
 	admit := func(server, method string) error {
 		release, err := g.admit(server, method, map[string]string{"x": "y"})
 		if err == nil {
@@ -213,7 +212,7 @@ func TestRequestGateRefill(t *testing.T) {
 	if st, _ := board.Get("a"); st.RequestsRefused != 2 {
 		t.Errorf("requests_refused = %d, want 2", st.RequestsRefused)
 	}
-	board.Set(status.Server{Name: "a", State: status.Ready}, nil)
+	bus.Emit(events.StateChanged{Header: events.Header{Server: "a"}, To: string(status.Ready)})
 	if st, _ := board.Get("a"); st.RequestsRefused != 2 {
 		t.Errorf("requests_refused = %d after the server's own status update, want it kept at 2", st.RequestsRefused)
 	}
@@ -259,11 +258,9 @@ func TestSamplingFloodInputRequests(t *testing.T) {
 // The clock is the test's: nothing sleeps.
 func TestRefusalFloodIsRateLimitedInTheLog(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
-	board := status.NewBoard()
-	board.Set(status.Server{Name: "a"}, nil)
 	logs := &testutil.Buffer{}
-	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }},
-		slog.New(slog.NewJSONHandler(logs, nil)), board)
+	board, bus := gateBus(func() time.Time { return now }, slog.New(slog.NewJSONHandler(logs, nil)))
+	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }}, bus)
 	refuse := func() {
 		if _, err := g.admit("a", "sampling/createMessage", "too large"); err == nil {
 			t.Fatal("a request over MaxBytes went through")
@@ -287,11 +284,12 @@ func TestRefusalFloodIsRateLimitedInTheLog(t *testing.T) {
 	}
 	refuse() // suppressed: logged as a count when the server goes
 	g.forget("a")
+	bus.Emit(events.ServerRemoved{Header: events.Header{Server: "a"}})
 	if tail := records()[loggate.Burst+2:]; len(tail) != 1 || !strings.Contains(tail[0], `"suppressed":1`) {
 		t.Fatalf("when the server went the log got %q, want a count of 1 suppressed record", tail)
 	}
-	if st, _ := board.Get("a"); st.RequestsRefused != flood+2 {
-		t.Errorf("requests_refused = %d, want every refusal counted: %d", st.RequestsRefused, flood+2)
+	if n := board.refusedBeforeRemoval; n != flood+2 {
+		t.Errorf("requests_refused = %d, want every refusal counted: %d", n, flood+2)
 	}
 }
 
@@ -335,4 +333,30 @@ func TestRequestGateForgetsRemovedServers(t *testing.T) {
 		return slices.Sorted(maps.Keys(rt.gate.servers))
 	}
 	waitUntil(t, "the gate to hold only the live server", func() bool { return slices.Equal(live(), []string{"keep"}) })
+}
+
+// gateBus is a Bus on clock whose reducer is a status board holding the
+// server "a" and, synchronously after it, the runtime's event log on
+// logger: a test sees the log of every event as soon as Emit returned.
+func gateBus(clock func() time.Time, logger *slog.Logger) (*refusalBoard, *events.Bus) {
+	b := &refusalBoard{Board: status.NewBoard(nil)}
+	l := &eventLog{logger: logger, refusals: map[string]*loggate.Gate{}}
+	bus := events.NewBus(&events.Options{Now: clock, Reducer: func(e events.Event) events.Event {
+		if _, ok := e.(events.ServerRemoved); ok {
+			st, _ := b.Get("a")
+			b.refusedBeforeRemoval = st.RequestsRefused
+		}
+		e = b.Apply(e)
+		l.log(e)
+		return e
+	}})
+	bus.Emit(events.ServerAdded{Header: events.Header{Server: "a"}})
+	bus.Emit(events.StateChanged{Header: events.Header{Server: "a"}, To: string(status.Starting)})
+	return b, bus
+}
+
+// refusalBoard is a board that remembers the count of "a" when it went.
+type refusalBoard struct {
+	*status.Board
+	refusedBeforeRemoval int
 }

@@ -1,13 +1,15 @@
 // Package status holds what the runtime reports about each server: its
 // lifecycle state, error, tool count and the last lines of its stderr.
-// Server actors write their own entry; readers (the runtime's Status, the
-// management API) never wait for an actor.
+// The Board is the reducer of the runtime's event stream and the only
+// writer of status: actors emit events, never statuses. Readers (the
+// runtime's Status, the management API) never wait for an actor.
 package status
 
 import (
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/openprogram/mcpvisor/events"
 )
 
 // State is where a server is in its lifecycle.
@@ -77,109 +79,143 @@ type Server struct {
 	StderrTail []string `json:"stderr_tail,omitempty"`
 }
 
-// Board is the set of server statuses of one runtime. Safe for concurrent
-// use.
+// Board is the set of server statuses of one runtime, kept by Apply from
+// the runtime's events (it is the Bus's Reducer). Safe for concurrent use.
+//
+// Each fact has one source:
+//   - an entry exists from ServerAdded to ServerRemoved, and is shown once
+//     its first StateChanged gave it a state;
+//   - State, Ready, Since, Error, ErrorKind, LastError and NextRetryAt come
+//     from StateChanged;
+//   - Restarts is counted here: every move into starting from a state in
+//     which the server had run or tried to (ready, backoff, failed,
+//     needs_auth), that is, every start but the first (a login that ends
+//     goes back to starting: not a restart);
+//   - PID from SessionStarted, cleared by SessionLost and by any move to a
+//     state other than ready;
+//   - ToolCount and PromptCount from ToolsChanged and PromptsChanged;
+//   - AuthorizeURL from LoginRequired, cleared when the login ends or the
+//     state leaves authorizing;
+//   - RequestsRefused counts RequestRefused;
+//   - ConfigError from ConfigRejected, cleared by ConfigSaved and
+//     ConfigLoaded;
+//   - StderrTail is read live, when the status is, from the tail lookup
+//     the Board was made with.
 type Board struct {
-	mu      sync.RWMutex
-	entries map[string]entry
-	order   []string
-	// configured holds the names of the last SetOrder. order is exactly
-	// those plus the other names in entries, so membership needs no scan
-	// (a runtime may have 10 000 servers).
-	configured map[string]bool
+	tails func(name string) []string
+
+	mu          sync.RWMutex
+	entries     map[string]*Server
+	configError string
 }
 
-type entry struct {
-	server  Server
-	tail    func() []string
-	refused int // RequestsRefused: counted here, not by the entry's writer
+// NewBoard returns an empty board. tails, if not nil, returns a server's
+// last stderr lines by name (StderrTail); it is called outside the
+// board's lock and must not block.
+func NewBoard(tails func(name string) []string) *Board {
+	return &Board{tails: tails, entries: map[string]*Server{}}
 }
 
-// NewBoard returns an empty board.
-func NewBoard() *Board { return &Board{entries: map[string]entry{}} }
-
-// Set publishes a server's status. tail, if not nil, is read when the
-// status is; it supplies StderrTail.
-func (b *Board) Set(s Server, tail func() []string) {
+// Apply folds one event into the board and returns it completed with what
+// only the board knows: a StateChanged gets the From the board showed and
+// the Restarts it counted, so that every consumer of the event reads what
+// Status() says. Other events are returned as they are.
+func (b *Board) Apply(e events.Event) events.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.entries[s.Name]; !ok && !b.configured[s.Name] {
-		b.order = append(b.order, s.Name)
+	switch e := e.(type) {
+	case events.ServerAdded:
+		b.entries[e.Server] = &Server{Name: e.Server}
+	case events.ServerRemoved:
+		delete(b.entries, e.Server)
+	case events.StateChanged:
+		return b.stateChanged(e)
+	case events.ConfigRejected:
+		b.configError = e.Error
+	case events.ConfigSaved, events.ConfigLoaded:
+		b.configError = ""
 	}
-	b.entries[s.Name] = entry{server: s, tail: tail, refused: b.entries[s.Name].refused}
+	s := b.entries[e.Head().Server]
+	if s == nil || e.Head().Server == "" {
+		return e
+	}
+	switch e := e.(type) {
+	case events.SessionStarted:
+		s.PID = e.PID
+	case events.SessionLost:
+		s.PID = 0
+	case events.ToolsChanged:
+		s.ToolCount = e.Count
+	case events.PromptsChanged:
+		s.PromptCount = e.Count
+	case events.LoginRequired:
+		s.AuthorizeURL = e.AuthorizeURL
+	case events.LoginCompleted, events.LoginFailed:
+		s.AuthorizeURL = ""
+	case events.RequestRefused:
+		s.RequestsRefused++
+	}
+	return e
 }
 
-// CountRefused counts one refused request of a server (RequestsRefused);
-// a server not on the board is ignored.
-func (b *Board) CountRefused(name string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if e, ok := b.entries[name]; ok {
-		e.refused++
-		b.entries[name] = e
+// restartedFrom holds the states from which a move into starting is a
+// restart.
+var restartedFrom = map[State]bool{Ready: true, Backoff: true, Failed: true, NeedsAuth: true}
+
+func (b *Board) stateChanged(e events.StateChanged) events.Event {
+	s := b.entries[e.Server]
+	if s == nil {
+		return e // a server that is gone (a stopping actor's last word)
 	}
+	from, to := s.State, State(e.To)
+	if to == Starting && restartedFrom[from] {
+		s.Restarts++
+	}
+	if from != to || s.Since.IsZero() {
+		s.Since = e.Time
+	}
+	s.State, s.Ready = to, to == Ready
+	s.Error, s.ErrorKind = e.Error, e.ErrorKind
+	if e.Error != "" && to != Starting {
+		s.LastError = e.Error
+	}
+	s.NextRetryAt = nil
+	if !e.NextRetryAt.IsZero() {
+		next := e.NextRetryAt
+		s.NextRetryAt = &next
+	}
+	if to != Ready {
+		s.PID = 0
+	}
+	if to != Authorizing {
+		s.AuthorizeURL = ""
+	}
+	e.From, e.Restarts = string(from), s.Restarts
+	return e
 }
 
-// Delete removes a server.
-func (b *Board) Delete(name string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.entries, name)
-	if !b.configured[name] { // a configured name keeps its place
-		b.order = slices.DeleteFunc(b.order, func(n string) bool { return n == name })
-	}
-}
-
-// SetOrder sets the listing order (the config's order); names not in it
-// are listed after, in the order they first appeared.
-func (b *Board) SetOrder(names []string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	configured := make(map[string]bool, len(names))
-	for _, n := range names {
-		configured[n] = true
-	}
-	rest := slices.DeleteFunc(slices.Clone(b.order), func(n string) bool {
-		_, set := b.entries[n]
-		return configured[n] || !set // !set: only in an older config
-	})
-	b.configured = configured
-	b.order = append(slices.Clone(names), rest...)
-}
-
-// Get returns one server's status.
+// Get returns one server's status; false for a server the board does not
+// hold or that has no state yet.
 func (b *Board) Get(name string) (Server, bool) {
 	b.mu.RLock()
-	e, ok := b.entries[name]
+	p := b.entries[name]
+	var s Server
+	if p != nil {
+		s = *p
+	}
 	b.mu.RUnlock()
-	if !ok {
+	if p == nil || s.State == "" {
 		return Server{}, false
 	}
-	return e.resolve(), true
+	if b.tails != nil {
+		s.StderrTail = b.tails(name)
+	}
+	return s, true
 }
 
-// List returns every server's status in order.
-func (b *Board) List() []Server {
+// ConfigError is why the config file cannot be used, or "".
+func (b *Board) ConfigError() string {
 	b.mu.RLock()
-	out := make([]entry, 0, len(b.order))
-	for _, n := range b.order {
-		if e, ok := b.entries[n]; ok {
-			out = append(out, e)
-		}
-	}
-	b.mu.RUnlock()
-	servers := make([]Server, len(out))
-	for i, e := range out {
-		servers[i] = e.resolve()
-	}
-	return servers
-}
-
-func (e entry) resolve() Server {
-	s := e.server
-	s.RequestsRefused = e.refused
-	if e.tail != nil {
-		s.StderrTail = e.tail()
-	}
-	return s
+	defer b.mu.RUnlock()
+	return b.configError
 }

@@ -2,150 +2,153 @@ package status
 
 import (
 	"encoding/json"
-	"fmt"
-	"reflect"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/openprogram/mcpvisor/events"
 )
 
-func names(ss []Server) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = s.Name
-	}
-	return out
+var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// feed applies events through a Bus whose reducer is the board, on a
+// clock one second further for each event, and returns them as the board
+// completed them.
+type feed struct {
+	b    *Board
+	bus  *events.Bus
+	now  time.Time
+	last events.Event
 }
 
-func TestSetGet(t *testing.T) {
-	since := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	full := Server{
-		Name: "docs", State: Failed, Error: "exit status 1", ErrorKind: KindConnectFailed,
-		ToolCount: 0, Restarts: 3, Since: since, PID: 4242, StderrTail: []string{"set at Set"},
-	}
-	cases := []struct {
-		name string
-		sets []Server
-		tail func() []string
-		get  string
-		want Server
-		ok   bool
-	}{
-		{"unknown on an empty board", nil, nil, "docs", Server{}, false},
-		{"every field comes back", []Server{full}, nil, "docs", full, true},
-		{"unknown among others", []Server{full}, nil, "git", Server{}, false},
-		{"a later Set replaces", []Server{full, {Name: "docs", State: Ready, Ready: true, ToolCount: 5}}, nil, "docs",
-			Server{Name: "docs", State: Ready, Ready: true, ToolCount: 5}, true},
-		{"tail replaces the StderrTail given to Set", []Server{full}, func() []string { return []string{"from tail"} }, "docs",
-			func() Server { s := full; s.StderrTail = []string{"from tail"}; return s }(), true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			b := NewBoard()
-			for _, s := range tc.sets {
-				b.Set(s, tc.tail)
-			}
-			got, ok := b.Get(tc.get)
-			if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Get(%q) = %+v, %v; want %+v, %v", tc.get, got, ok, tc.want, tc.ok)
-			}
-		})
-	}
+func newFeed(tails func(string) []string) *feed {
+	f := &feed{b: NewBoard(tails), now: t0}
+	f.bus = events.NewBus(&events.Options{
+		Now:     func() time.Time { f.now = f.now.Add(time.Second); return f.now },
+		Reducer: func(e events.Event) events.Event { f.last = f.b.Apply(e); return f.last },
+	})
+	return f
 }
 
-func TestListOrder(t *testing.T) {
-	type op struct {
-		kind  string // "set", "delete", "order"
-		names []string
-	}
-	set := func(n ...string) op { return op{"set", n} }
-	del := func(n ...string) op { return op{"delete", n} }
-	order := func(n ...string) op { return op{"order", n} }
+func (f *feed) apply(e events.Event) events.Event {
+	f.bus.Emit(e)
+	return f.last
+}
 
-	cases := []struct {
-		name string
-		ops  []op
-		want []string
-	}{
-		{"empty board", nil, []string{}},
-		{"first-seen order without a config order", []op{set("c", "a", "b")}, []string{"c", "a", "b"}},
-		{"a second Set does not move a server", []op{set("c", "a", "b", "c", "a")}, []string{"c", "a", "b"}},
-		{"config order before any Set; unset names are not listed", []op{order("b", "a", "c"), set("c", "x", "a")}, []string{"a", "c", "x"}},
-		{"config order after Sets puts others last in first-seen order", []op{set("x", "c", "a", "y"), order("a", "b", "c")}, []string{"a", "c", "x", "y"}},
-		{"a config name set late takes its config place", []op{order("a", "b", "c"), set("c", "a", "z"), set("b")}, []string{"a", "b", "c", "z"}},
-		{"a second SetOrder replaces the first", []op{order("a", "b"), set("a", "b", "x"), order("b")}, []string{"b", "a", "x"}},
-		{"delete removes from the list", []op{set("a", "b", "c"), del("b")}, []string{"a", "c"}},
-		{"delete of an unknown name is a no-op", []op{set("a", "b"), del("nobody")}, []string{"a", "b"}},
-		{"an unconfigured server set again after Delete is last", []op{set("a", "b", "c"), del("a"), set("a")}, []string{"b", "c", "a"}},
-		{"a configured server set again after Delete keeps its config place", []op{order("a", "b", "c"), set("a", "b", "c"), del("b"), set("b")}, []string{"a", "b", "c"}},
-		{"delete then SetOrder without it", []op{order("a", "b", "c"), set("a", "b", "c"), del("b"), order("a", "c")}, []string{"a", "c"}},
-		{"a name deleted and dropped from the config comes back as a newcomer", []op{order("a", "b", "c"), set("a", "b", "c"), del("b"), order("a", "c"), set("x", "b")}, []string{"a", "c", "x", "b"}},
-		{"a name dropped from the config stays, after the config names", []op{order("a", "b", "c"), set("c", "b", "a"), order("c", "a")}, []string{"c", "a", "b"}},
+func hdr(name string) events.Header { return events.Header{Server: name} }
+
+func state(name, to string) events.StateChanged {
+	return events.StateChanged{Header: hdr(name), To: to}
+}
+
+// Every field comes from its one event; From and Restarts are the board's.
+func TestApplyLifecycle(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ServerAdded{Header: hdr("fs")})
+	if _, ok := f.b.Get("fs"); ok {
+		t.Fatal("a server with no state yet is shown")
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			b := NewBoard()
-			for _, o := range tc.ops {
-				switch o.kind {
-				case "set":
-					for _, n := range o.names {
-						b.Set(Server{Name: n, State: Starting}, nil)
-					}
-				case "delete":
-					for _, n := range o.names {
-						b.Delete(n)
-					}
-				case "order":
-					b.SetOrder(o.names)
-				}
-			}
-			if got := names(b.List()); !slices.Equal(got, tc.want) {
-				t.Errorf("List = %v, want %v", got, tc.want)
-			}
-			for _, n := range tc.want {
-				if _, ok := b.Get(n); !ok {
-					t.Errorf("Get(%q) = false for a listed server", n)
-				}
-			}
-		})
+	f.apply(state("fs", "starting"))
+	f.apply(events.SessionStarted{Header: hdr("fs"), PID: 42})
+	e := f.apply(state("fs", "ready")).(events.StateChanged)
+	if e.From != "starting" || e.Restarts != 0 {
+		t.Errorf("ready event = %+v, want From starting and 0 restarts", e)
+	}
+	f.apply(events.ToolsChanged{Header: hdr("fs"), Count: 3})
+	s, _ := f.b.Get("fs")
+	if s.State != Ready || !s.Ready || s.PID != 42 || s.ToolCount != 3 || !s.Since.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("ready: %+v", s)
+	}
+	f.apply(events.SessionLost{Header: hdr("fs"), Error: "EOF"})
+	f.apply(events.ToolsChanged{Header: hdr("fs"), Count: 0})
+	next := t0.Add(time.Minute)
+	e = f.apply(events.StateChanged{Header: hdr("fs"), To: "backoff", Error: "lost", ErrorKind: KindSessionLost, NextRetryAt: next}).(events.StateChanged)
+	if e.From != "ready" {
+		t.Errorf("backoff From = %q", e.From)
+	}
+	s, _ = f.b.Get("fs")
+	if s.State != Backoff || s.PID != 0 || s.ToolCount != 0 || s.Error != "lost" || s.LastError != "lost" ||
+		s.NextRetryAt == nil || !s.NextRetryAt.Equal(next) {
+		t.Fatalf("backoff: %+v", s)
+	}
+	e = f.apply(state("fs", "starting")).(events.StateChanged)
+	if e.Restarts != 1 || e.From != "backoff" {
+		t.Errorf("restart event = %+v, want From backoff and 1 restart", e)
+	}
+	s, _ = f.b.Get("fs")
+	if s.Restarts != 1 || s.NextRetryAt != nil || s.LastError != "lost" || s.Error != "" {
+		t.Fatalf("after the restart: %+v", s)
+	}
+	f.apply(state("fs", "starting")) // no move: no restart
+	f.apply(state("fs", "ready"))
+	f.apply(state("fs", "starting")) // a manual restart
+	if s, _ := f.b.Get("fs"); s.Restarts != 2 {
+		t.Errorf("restarts = %d, want 2", s.Restarts)
 	}
 }
 
-func TestDeleteForgetsTheStatus(t *testing.T) {
-	b := NewBoard()
-	b.Set(Server{Name: "a", State: Failed, Error: "old error", Restarts: 7}, func() []string { return []string{"old line"} })
-	b.Delete("a")
-	if _, ok := b.Get("a"); ok {
-		t.Fatal("Get finds a deleted server")
+// A removed server is gone, and a stopping actor's late events about it
+// change nothing; a server added again starts from nothing.
+func TestApplyRemoved(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ServerAdded{Header: hdr("a")})
+	f.apply(state("a", "ready"))
+	f.apply(state("a", "starting"))
+	f.apply(events.RequestRefused{Header: hdr("a")})
+	f.apply(events.ServerRemoved{Header: hdr("a")})
+	f.apply(state("a", "stopped"))
+	f.apply(events.RequestRefused{Header: hdr("a")})
+	if _, ok := f.b.Get("a"); ok {
+		t.Fatal("a removed server is shown")
 	}
-	b.Set(Server{Name: "a", State: Starting}, nil)
-	got, _ := b.Get("a")
-	if want := (Server{Name: "a", State: Starting}); !reflect.DeepEqual(got, want) {
-		t.Errorf("Get after Delete and Set = %+v, want %+v (nothing of the old entry)", got, want)
-	}
-}
-
-// SetOrder copies its argument: a caller reusing its slice does not reorder
-// the board.
-func TestSetOrderCopiesNames(t *testing.T) {
-	b := NewBoard()
-	cfg := []string{"a", "b"}
-	b.SetOrder(cfg)
-	b.Set(Server{Name: "a"}, nil)
-	b.Set(Server{Name: "b"}, nil)
-	cfg[0], cfg[1] = "b", "a"
-	if got, want := names(b.List()), []string{"a", "b"}; !slices.Equal(got, want) {
-		t.Errorf("List = %v, want %v", got, want)
+	f.apply(events.ServerAdded{Header: hdr("a")})
+	f.apply(state("a", "starting"))
+	if s, _ := f.b.Get("a"); s.Restarts != 0 || s.RequestsRefused != 0 || s.State != Starting {
+		t.Fatalf("re-added: %+v", s)
 	}
 }
 
-// tailBuffer stands for a server's stderr ring: it changes without Set.
+func TestApplyConfigError(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ConfigRejected{Error: "line 3: bad"})
+	if got := f.b.ConfigError(); got != "line 3: bad" {
+		t.Fatalf("ConfigError = %q", got)
+	}
+	f.apply(events.ConfigLoaded{})
+	if got := f.b.ConfigError(); got != "" {
+		t.Fatalf("after ConfigLoaded: %q", got)
+	}
+	f.apply(events.ConfigRejected{Error: "again"})
+	f.apply(events.ConfigSaved{})
+	if got := f.b.ConfigError(); got != "" {
+		t.Fatalf("after ConfigSaved: %q", got)
+	}
+}
+
+// RequestsRefused counts every refusal and survives state changes; the
+// authorize URL lives while the login waits.
+func TestApplyRefusalsAndLogin(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ServerAdded{Header: hdr("a")})
+	f.apply(state("a", "starting"))
+	f.apply(events.RequestRefused{Header: hdr("a")})
+	f.apply(events.RequestRefused{Header: hdr("a")})
+	f.apply(events.LoginRequired{Header: hdr("a"), AuthorizeURL: "http://as/authorize"})
+	f.apply(state("a", "authorizing"))
+	if s, _ := f.b.Get("a"); s.RequestsRefused != 2 || s.AuthorizeURL != "http://as/authorize" || s.State != Authorizing {
+		t.Fatalf("authorizing: %+v", s)
+	}
+	f.apply(state("a", "starting"))
+	if s, _ := f.b.Get("a"); s.AuthorizeURL != "" || s.RequestsRefused != 2 {
+		t.Fatalf("after the login: %+v", s)
+	}
+}
+
+// tailBuffer is a stand-in for a server's stderr tail.
 type tailBuffer struct {
 	mu    sync.Mutex
 	lines []string
-	reads atomic.Int32
 }
 
 func (tb *tailBuffer) add(l string) {
@@ -155,191 +158,73 @@ func (tb *tailBuffer) add(l string) {
 }
 
 func (tb *tailBuffer) Lines() []string {
-	tb.reads.Add(1)
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	return slices.Clone(tb.lines)
 }
 
+// The tail is read when the status is, from the board's lookup.
 func TestStderrTailIsReadLive(t *testing.T) {
-	b := NewBoard()
 	tb := &tailBuffer{}
-	tb.add("starting")
-	b.Set(Server{Name: "s", State: Ready}, tb.Lines)
-	b.Set(Server{Name: "quiet", State: Ready}, nil)
-	if n := tb.reads.Load(); n != 0 {
-		t.Errorf("Set read the tail %d times; it must only be read with the status", n)
-	}
-
-	reads := []struct {
-		name string
-		read func() (Server, bool)
-	}{
-		{"Get", func() (Server, bool) { return b.Get("s") }},
-		{"List", func() (Server, bool) {
-			for _, s := range b.List() {
-				if s.Name == "s" {
-					return s, true
-				}
-			}
-			return Server{}, false
-		}},
+	f := newFeed(func(name string) []string {
+		if name == "s" {
+			return tb.Lines()
+		}
+		return nil
+	})
+	for _, n := range []string{"s", "quiet"} {
+		f.apply(events.ServerAdded{Header: hdr(n)})
+		f.apply(state(n, "ready"))
 	}
 	for i, line := range []string{"warming up", "listening"} {
 		tb.add(line)
-		want := []string{"starting", "warming up", "listening"}[:i+2]
-		for _, r := range reads {
-			got, ok := r.read()
-			if !ok || !slices.Equal(got.StderrTail, want) {
-				t.Errorf("after line %q, %s StderrTail = %q (found %v), want %q", line, r.name, got.StderrTail, ok, want)
-			}
+		if got, _ := f.b.Get("s"); !slices.Equal(got.StderrTail, []string{"warming up", "listening"}[:i+1]) {
+			t.Errorf("after %q StderrTail = %q", line, got.StderrTail)
 		}
 	}
-	if q, _ := b.Get("quiet"); q.StderrTail != nil {
+	if q, _ := f.b.Get("quiet"); q.StderrTail != nil {
 		t.Errorf("server without a tail has StderrTail %q", q.StderrTail)
 	}
 }
 
-// A slow tail (a server actor's buffer behind its own lock) holds up only
-// the reader that asked for it, never a writer or another reader.
+// A slow tail holds up only the reader that asked for it, never Apply (the
+// Bus's Emit) or another reader.
 func TestSlowTailBlocksNobodyElse(t *testing.T) {
-	b := NewBoard()
-	release := make(chan struct{})
-	entered := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	var armed atomic.Bool // blocks only once the test is ready to wait on it
-	b.Set(Server{Name: "slow"}, func() []string {
-		if armed.Load() {
+	f := newFeed(func(name string) []string {
+		if name == "slow" {
 			once.Do(func() { close(entered) })
 			<-release
 		}
-		return []string{"late"}
+		return nil
 	})
-	b.Set(Server{Name: "other"}, nil)
-	armed.Store(true)
-
-	listed := make(chan []Server, 1)
-	go func() { listed <- b.List() }()
+	f.apply(events.ServerAdded{Header: hdr("slow")})
+	f.apply(state("slow", "ready"))
+	f.apply(events.ServerAdded{Header: hdr("other")})
+	got := make(chan Server, 1)
+	go func() { s, _ := f.b.Get("slow"); got <- s }()
 	select {
 	case <-entered:
 	case <-time.After(10 * time.Second):
-		close(release)
-		t.Fatal("List never read the tail")
+		t.Fatal("Get never read the tail")
 	}
-
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		b.Set(Server{Name: "other", State: Ready}, nil)
-		b.SetOrder([]string{"other", "slow"})
-		b.Delete("gone")
-		if _, ok := b.Get("other"); !ok {
+		f.apply(state("other", "ready"))
+		if _, ok := f.b.Get("other"); !ok {
 			t.Error("Get(other) = false")
 		}
 	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Error("Set/SetOrder/Delete/Get waited for a slow tail")
+		t.Error("Apply/Get waited for a slow tail")
 	}
 	close(release)
-	select {
-	case got := <-listed:
-		if len(got) != 2 || got[0].Name != "slow" || !slices.Equal(got[0].StderrTail, []string{"late"}) {
-			t.Errorf("List = %+v", got)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("List did not return after the tail was released")
-	}
-	<-done
-}
-
-// Concurrent writers and readers under -race: every listed status is one a
-// writer published whole, and the configured order holds in every List.
-func TestConcurrentSetList(t *testing.T) {
-	const servers = 8
-	var cfg []string
-	for i := range servers {
-		cfg = append(cfg, fmt.Sprintf("s%d", i))
-	}
-	b := NewBoard()
-	b.SetOrder(cfg)
-	tb := &tailBuffer{}
-
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range servers {
-		name := cfg[servers-1-i] // first seen in reverse; config order must still win
-		wg.Go(func() {
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				// ToolCount and Restarts are always written together.
-				b.Set(Server{Name: name, State: Ready, ToolCount: n, Restarts: n}, tb.Lines)
-				if n%50 == 49 {
-					b.Delete(name)
-				}
-			}
-		})
-	}
-	wg.Go(func() {
-		for n := 0; ; n++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			tb.add(fmt.Sprint(n))
-			b.Set(Server{Name: "extra"}, nil)
-			b.Delete("extra")
-		}
-	})
-
-	var reads atomic.Int64
-	errs := make(chan string, 4)
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				list := b.List()
-				reads.Add(1)
-				var configured []string
-				for _, s := range list {
-					if s.ToolCount != s.Restarts {
-						errs <- fmt.Sprintf("torn status %+v", s)
-						return
-					}
-					if s.Name != "extra" {
-						configured = append(configured, s.Name)
-					}
-				}
-				if !slices.IsSorted(configured) { // s0 < s1 < ... is the config order
-					errs <- fmt.Sprintf("List order %v breaks the config order", names(list))
-					return
-				}
-				if s, ok := b.Get("s0"); ok && s.ToolCount != s.Restarts {
-					errs <- fmt.Sprintf("torn status from Get %+v", s)
-					return
-				}
-			}
-		})
-	}
-	time.Sleep(200 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
-	if reads.Load() == 0 {
-		t.Error("the readers never ran")
+	if s := <-got; s.State != Ready {
+		t.Errorf("slow = %+v", s)
 	}
 }
 
@@ -370,27 +255,5 @@ func TestServerJSON(t *testing.T) {
 				t.Errorf("Marshal =\n  %s\nwant\n  %s", got, tc.want)
 			}
 		})
-	}
-}
-
-// TestBoardCountRefused: refusals are counted apart from the entry its
-// writer sets, survive that writer's next Set, and go with Delete.
-func TestBoardCountRefused(t *testing.T) {
-	b := NewBoard()
-	b.CountRefused("a") // not on the board: ignored
-	b.Set(Server{Name: "a", State: Starting}, nil)
-	b.CountRefused("a")
-	b.CountRefused("a")
-	b.Set(Server{Name: "a", State: Ready}, nil)
-	if s, _ := b.Get("a"); s.RequestsRefused != 2 || s.State != Ready {
-		t.Fatalf("a = %+v, want ready with 2 refused", s)
-	}
-	if l := b.List(); len(l) != 1 || l[0].RequestsRefused != 2 {
-		t.Fatalf("List = %+v", l)
-	}
-	b.Delete("a")
-	b.Set(Server{Name: "a"}, nil)
-	if s, _ := b.Get("a"); s.RequestsRefused != 0 {
-		t.Fatalf("a re-added = %+v, want the count gone with Delete", s)
 	}
 }

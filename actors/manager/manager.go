@@ -45,6 +45,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/messages"
 )
 
@@ -67,7 +68,7 @@ type Options struct {
 
 // Props returns the manager's props.
 func Props(opts Options) *actor.Props {
-	return actors.Props(opts.Deps.Logger, func() actor.Actor {
+	return actors.Props(opts.Deps, func() actor.Actor {
 		return &Actor{Options: opts}
 	})
 }
@@ -87,6 +88,9 @@ type Actor struct {
 	diskPos  positions         // index of disk.file
 	filePos  positions         // index of file; reset when its list changes
 	stopping bool
+	// rejected is the error of the last ConfigRejected emitted while the
+	// file still does not parse; "" once it is good again.
+	rejected string
 }
 
 // startupTurn is the manager's message to itself that runs the next
@@ -116,7 +120,6 @@ type entry struct {
 	respawns     *backoff.ExponentialBackOff
 	respawnTimer *time.Timer
 	spawnedAt    time.Time
-	restarts     int // respawns so far, shown in status
 	// waiting is the operation that completes on the ServerSettled of
 	// epoch (a PATCH's restart, a restart), or is interrupted (superseded,
 	// shutting down, the server actor died) with a non-nil error.
@@ -124,6 +127,9 @@ type entry struct {
 	// user marks the current command as the user's (see Connect.User);
 	// nextUser makes the next command the user's.
 	user, nextUser bool
+	// died: the last actor died on its own and the board shows what the
+	// manager emitted for it, so the next actor emits its first state.
+	died bool
 }
 
 // Receive handles lifecycle first, then the servers' reports, then the
@@ -239,6 +245,9 @@ func (a *Actor) start(c actor.Context) {
 	a.servers = map[string]*entry{}
 	a.dying = map[string]*entry{}
 	a.file = a.File
+	if a.file == nil {
+		a.rejected = "(rejected at start)" // Start emitted the ConfigRejected
+	}
 	running := a.file
 	if running == nil {
 		running = &config.File{}
@@ -253,12 +262,13 @@ func (a *Actor) start(c actor.Context) {
 }
 
 // spawn records a server and creates its actor (at once, or as soon as a
-// removed actor of the same name terminated), and publishes its initial
-// status.
+// removed actor of the same name terminated), and emits its arrival and
+// initial state.
 func (a *Actor) spawn(c actor.Context, srv config.Server) *entry {
 	e := &entry{name: srv.Name, cfg: srv, good: srv}
 	a.servers[srv.Name] = e
-	a.Deps.Board.Set(server.InitialStatus(srv), nil)
+	a.Deps.Events.Emit(events.ServerAdded{Header: events.Header{Server: srv.Name}})
+	a.Deps.Events.Emit(server.InitialState(srv))
 	a.ensureActor(c, e)
 	return e
 }
@@ -268,12 +278,13 @@ func (a *Actor) ensureActor(c actor.Context, e *entry) {
 	if e.pid != nil || a.dying[e.name] != nil || a.stopping {
 		return
 	}
-	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg, e.restarts), e.name)
+	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg, e.died), e.name)
 	if err != nil {
 		a.Deps.Logger.Error("spawning server actor", "server", e.name, "error", err)
 		return
 	}
 	e.pid = pid
+	e.died = false
 	e.spawnedAt = time.Now()
 }
 
@@ -413,7 +424,8 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	}
 	delete(a.servers, e.name)
 	a.Deps.Registry.RemoveServer(e.name)
-	a.Deps.Board.Delete(e.name)
+	a.Deps.Tails.Forget(e.name)
+	a.Deps.Events.Emit(events.ServerRemoved{Header: events.Header{Server: e.name}})
 	switch {
 	case e.pid != nil:
 		c.Stop(e.pid)
@@ -456,9 +468,4 @@ func (a *Actor) publishConfig() {
 	slices.SortFunc(extra, func(x, y config.Server) int { return strings.Compare(x.Name, y.Name) })
 	list = append(list, extra...)
 	a.Deps.Config.Store(&config.File{Servers: list})
-	names := make([]string, len(list))
-	for i, s := range list {
-		names[i] = s.Name
-	}
-	a.Deps.Board.SetOrder(names)
 }

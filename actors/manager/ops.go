@@ -9,6 +9,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/messages"
 )
 
@@ -29,20 +30,27 @@ func (a *Actor) edit(change func(f *config.File) error) error {
 		return fmt.Errorf("saving the config: %w", err)
 	}
 	a.wrote(f, info)
+	a.rejected = ""
+	a.Deps.Events.Emit(events.ConfigSaved{})
 	a.file = f
 	a.publishConfig()
 	return nil
 }
 
-// load reads the file and keeps the status' config error in step with it.
+// load reads the file and says when it stops or starts parsing again
+// (ConfigRejected, ConfigLoaded): the board's config error follows them.
+// A file that stays good, or stays bad in the same way, says nothing more.
 func (a *Actor) load() (*config.File, error) {
 	f, err := a.Store.Load()
 	switch {
 	case errors.Is(err, config.ErrUnparsable):
-		msg := err.Error()
-		a.Deps.ConfigError.Store(&msg)
-	case err == nil:
-		a.Deps.ConfigError.Store(nil)
+		if msg := err.Error(); msg != a.rejected {
+			a.rejected = msg
+			a.Deps.Events.Emit(events.ConfigRejected{Error: msg})
+		}
+	case err == nil && a.rejected != "":
+		a.rejected = ""
+		a.Deps.Events.Emit(events.ConfigLoaded{})
 	}
 	return f, err
 }
@@ -123,7 +131,7 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		if next.Enabled {
 			// Answer without waiting for the connect, showing it begun
 			// (before the command: the actor's own updates come after).
-			a.Deps.Board.Set(server.InitialStatus(next), nil)
+			a.Deps.Events.Emit(server.InitialState(next))
 			e.nextUser = true
 			a.command(c, e, next)
 			reply <- nil

@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/openprogram/mcpvisor/actors/server"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
@@ -95,16 +96,14 @@ func (a *Actor) retired(c actor.Context, e *entry, gone bool) {
 	if a.stopping {
 		return
 	}
-	// A removed server's actor may publish "stopped" while it goes.
+	// A removed server's actor emits "stopped" while it goes, which shows
+	// on a server of the same name added meanwhile: show it afresh.
 	if next := a.servers[e.name]; next != nil {
-		a.Deps.Board.Set(server.InitialStatus(next.cfg), nil)
+		a.Deps.Events.Emit(server.InitialState(next.cfg))
 		a.ensureActor(c, next)
 		a.deliver(c, next)
-	} else {
-		a.Deps.Board.Delete(e.name)
-		if a.Deps.Gone != nil {
-			a.Deps.Gone(e.name)
-		}
+	} else if a.Deps.Gone != nil {
+		a.Deps.Gone(e.name)
 	}
 }
 
@@ -119,6 +118,7 @@ type respawnServer struct {
 // session went with the old actor; what waited on it is answered.
 func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	a.supersede(e, messages.ErrServerDied)
+	e.died = true
 	a.epochs++
 	e.epoch = a.epochs
 	e.cfg = e.good // a respawn runs the settled config
@@ -131,20 +131,16 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	}
 	delay := e.respawns.NextBackOff()
 	next := time.Now().Add(delay)
-	prev, _ := a.Deps.Board.Get(e.name)
-	e.restarts = prev.Restarts
+	h := events.Header{Server: e.name}
 	if !e.good.Enabled {
 		// Nothing runs for a disabled server: show it so at once; the
 		// respawned actor takes over the same state.
-		a.Deps.Board.Set(status.Server{Name: e.name, State: status.Disabled, Since: time.Now(), Restarts: prev.Restarts}, nil)
+		a.Deps.Events.Emit(events.StateChanged{Header: h, To: string(status.Disabled)})
 		a.command(c, e, e.good)
 		return
 	}
-	a.Deps.Board.Set(status.Server{
-		Name: e.name, State: status.Backoff, Since: time.Now(), Restarts: prev.Restarts,
-		Error: messages.ErrServerDied.Error(), ErrorKind: status.KindSessionLost,
-		LastError: messages.ErrServerDied.Error(), NextRetryAt: &next,
-	}, nil)
+	a.Deps.Events.Emit(events.StateChanged{Header: h, To: string(status.Backoff),
+		Error: messages.ErrServerDied.Error(), ErrorKind: status.KindSessionLost, NextRetryAt: next})
 	root, self, msg := c.ActorSystem().Root, c.Self(), respawnServer{name: e.name, epoch: e.epoch}
 	e.respawnTimer = time.AfterFunc(delay, func() { root.Send(self, msg) })
 }
@@ -157,6 +153,5 @@ func (a *Actor) respawn(c actor.Context, msg respawnServer) {
 		return
 	}
 	e.respawnTimer = nil
-	e.restarts++
 	a.command(c, e, e.good)
 }

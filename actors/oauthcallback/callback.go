@@ -31,6 +31,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/netaddr"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
@@ -62,7 +63,7 @@ type Request struct {
 
 // Props returns the props of the callback actor for req.
 func Props(deps *actors.Deps, logger *slog.Logger, req Request) *actor.Props {
-	return actors.Props(logger, func() actor.Actor {
+	return actors.Props(deps, func() actor.Actor {
 		return &Actor{deps: deps, logger: logger, req: req}
 	})
 }
@@ -71,6 +72,7 @@ func Props(deps *actors.Deps, logger *slog.Logger, req Request) *actor.Props {
 type Actor struct {
 	deps   *actors.Deps
 	logger *slog.Logger
+	name   string // the server whose login this is
 	req    Request
 
 	state      string
@@ -119,6 +121,7 @@ func (a *Actor) timeout() time.Duration {
 
 func (a *Actor) start(c actor.Context) {
 	a.since = time.Now()
+	a.name = actors.ServerOf(c.Self().Id)
 	addr, path, err := a.parse()
 	ln := a.req.Listener
 	if err == nil && ln == nil {
@@ -130,7 +133,6 @@ func (a *Actor) start(c actor.Context) {
 		if a.req.Listener != nil {
 			a.req.Listener.Close()
 		}
-		a.logger.Warn("the login cannot start", "error", err)
 		a.deliver(messages.LoginResult{Err: err})
 		c.Stop(c.Self())
 		return
@@ -158,7 +160,6 @@ func (a *Actor) start(c actor.Context) {
 			logger.Warn("could not open the browser: open the authorize_url of the server's status yourself", "error", err)
 		}
 	})
-	a.logger.Info("waiting for the OAuth login in the browser", "redirect_uri", a.req.RedirectURI)
 }
 
 // parse checks the request: a loopback http redirect and a state to match.
@@ -226,6 +227,11 @@ func (a *Actor) deliver(r messages.LoginResult) bool {
 		a.req.Reply <- r // room for one, by contract
 		done = true
 	})
+	if done && r.Err != nil {
+		// The error names our own checks or the authorization server's
+		// answer; it never holds the code or a token.
+		a.deps.Events.Emit(events.LoginFailed{Header: events.Header{Server: a.name}, Error: r.Err.Error()})
+	}
 	return done
 }
 

@@ -117,7 +117,7 @@ func (f *fixture) spawn(req Request) {
 		spawned: make(chan *actor.PID, 1),
 		done:    make(chan struct{}),
 	}
-	pid, err := f.system.Root.SpawnNamed(actors.Props(f.deps.Logger, func() actor.Actor { return p }), "server")
+	pid, err := f.system.Root.SpawnNamed(actors.Props(f.deps, func() actor.Actor { return p }), "server")
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -101,8 +101,11 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 		a.register(conn, r.tools)
 	case r.list == mcpconn.ListPrompts:
 		a.deps.Prompts.SetServer(a.cfg.Name, a.promptsOf(r.prompts))
-		a.st.PromptCount = len(r.prompts)
-		a.publish()
+		names := make([]string, len(r.prompts))
+		for i, p := range r.prompts {
+			names[i] = p.Name
+		}
+		a.promptsChanged(names)
 	}
 	if l.again {
 		l.again = false
@@ -117,6 +120,5 @@ func (a *Actor) register(conn *mcpconn.Conn, list []*mcp.Tool) {
 	if err := a.deps.Registry.SetServer(a.cfg.Name, tools); err != nil {
 		return // shutting down: nothing registers any more
 	}
-	a.st.ToolCount = len(tools)
-	a.publish()
+	a.toolsChanged(tools)
 }

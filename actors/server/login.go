@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/openprogram/mcpvisor/actors/oauthcallback"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
@@ -49,7 +50,8 @@ func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 		return
 	}
 	a.login = &login{pid: pid, reply: msg.Reply, prev: a.st.State}
-	a.st.AuthorizeURL = msg.URL
+	a.loggedIn = true
+	a.emit(events.LoginRequired{AuthorizeURL: msg.URL})
 	a.setState(status.Authorizing)
 	// A login takes as long as the user takes: whoever waits for this
 	// connect (startup's next server, an edit) goes on now.
@@ -93,11 +95,8 @@ func (a *Actor) loginTerminated(c actor.Context, who *actor.PID) bool {
 func (a *Actor) loginOver() {
 	l := a.login
 	a.login = nil
-	a.st.AuthorizeURL = ""
 	if a.st.State == status.Authorizing {
 		a.setState(l.prev)
-	} else {
-		a.publish()
 	}
 }
 

@@ -30,10 +30,9 @@ func (a *Actor) lose(c actor.Context, err error, kind string) {
 	a.recovering = true
 	delay := a.backoff.NextBackOff()
 	next := time.Now().Add(delay)
-	a.st.Error, a.st.ErrorKind, a.st.LastError = err.Error(), kind, err.Error()
+	a.st.Error, a.st.ErrorKind = err.Error(), kind
 	a.st.NextRetryAt = &next
 	a.setState(status.Backoff)
-	a.logger.Warn("session lost; restarting after backoff", "error", a.st.Error, "delay", delay.Round(time.Millisecond))
 	a.cancelRetry()
 	root, self, token := c.ActorSystem().Root, c.Self(), a.retryToken
 	a.retryTimer = time.AfterFunc(delay, func() { root.Send(self, retryNow{token: token}) })

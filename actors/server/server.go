@@ -1,10 +1,14 @@
 // Package server is the server actor: one per configured server. It owns
-// the server's status, its tool registrations and its session child.
+// the server's lifecycle, its tool registrations and its session child,
+// and says what happens as events (Deps.Events): state changes, sessions
+// started and lost, tool and prompt listings, logins. It never writes the
+// status board or the log for any of them.
 //
 // Contract:
-//   - Started publishes the initial status (starting, disabled, or failed
-//     for an invalid config) and starts nothing: the manager decides when
-//     the server connects (Connect) or stops (Disable).
+//   - Started emits nothing and starts nothing: the manager showed the
+//     server's initial state (starting, disabled, or failed for an invalid
+//     config) before spawning it, and decides when the server connects
+//     (Connect) or stops (Disable).
 //   - Each command carries the manager's epoch; the actor answers the
 //     latest command once with ServerSettled. A command that arrives while
 //     an earlier one is pending replaces it; the earlier gets no answer.
@@ -14,8 +18,8 @@
 //     actor: it only publishes the current connection in an atomic pointer.
 //   - A new session is spawned only after the previous one terminated (the
 //     child name "session" is stable across generations).
-//   - Stopping unregisters the tools, withdraws the connection and shows
-//     the server stopped; the session child closes the connection.
+//   - Stopping unregisters the tools, withdraws the connection and emits
+//     the change to stopped; the session child closes the connection.
 package server
 
 import (
@@ -36,6 +40,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors/session"
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
@@ -43,21 +48,23 @@ import (
 	"github.com/openprogram/mcpvisor/tools"
 )
 
-// Props returns the props of the actor for cfg. restarts carries the count
-// of earlier restarts into a respawned incarnation's status.
-func Props(deps *actors.Deps, cfg config.Server, restarts int) *actor.Props {
-	return actors.Props(deps.Logger, func() actor.Actor {
-		return &Actor{deps: deps, cfg: cfg, restartsBefore: restarts}
+// Props returns the props of the actor for cfg. respawn says the actor
+// replaces one that died: the board then shows what the manager emitted
+// for the death (backoff, disabled), not the initial state, so the new
+// actor emits its first state whatever it is.
+func Props(deps *actors.Deps, cfg config.Server, respawn bool) *actor.Props {
+	return actors.Props(deps, func() actor.Actor {
+		return &Actor{deps: deps, cfg: cfg, respawn: respawn}
 	})
 }
 
 // Actor is one server incarnation.
 type Actor struct {
-	deps           *actors.Deps
-	cfg            config.Server
-	restartsBefore int
-	logger         *slog.Logger
-	tail           *mcpconn.Tail
+	deps    *actors.Deps
+	cfg     config.Server
+	respawn bool
+	logger  *slog.Logger
+	tail    *mcpconn.Tail
 
 	epoch    uint64 // of the manager's latest command
 	pending  bool   // that command awaits its ServerSettled
@@ -73,8 +80,13 @@ type Actor struct {
 	userConnect   bool                // the next session is one the user asked for
 	lists         map[string]*listing // list changes of the current session
 	spawnDue      bool                // spawn a session once draining terminated
-	connects      int                 // sessions started, for status' restarts
+	loggedIn      bool                // the current session asked for a login
 	current       atomic.Pointer[mcpconn.Conn]
+	// What the events said last: the names of the registered tools and
+	// prompts (ToolsChanged and PromptsChanged carry the difference), and
+	// the state (a StateChanged is emitted when st differs from it).
+	toolNames, promptNames []string
+	shown                  status.Server
 
 	// Recovery of a lost session (V1): recovering from the loss until a
 	// session is ready again or a command takes over; retryToken tells the
@@ -85,7 +97,9 @@ type Actor struct {
 	retryToken uint64
 	readySince time.Time
 	stopping   bool // children's Terminated during our own stop are expected
-	st         status.Server
+	// st is the actor's own view of its state, for its decisions (settle,
+	// Describe, a login's way back); the board's copy comes from events.
+	st status.Server
 }
 
 // retryNow is the backoff timer's message to the actor.
@@ -105,7 +119,10 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Terminated:
 		a.terminated(c, msg.Who)
 	case messages.Describe:
-		d := messages.Description{Kind: "server", State: string(a.st.State), Restarts: a.st.Restarts, Since: a.st.Since}
+		d := messages.Description{Kind: "server", State: string(a.st.State), Since: a.st.Since}
+		if st, ok := a.deps.Board.Get(a.cfg.Name); ok {
+			d.Restarts = st.Restarts
+		}
 		if a.session != nil {
 			d.Children = []*actor.PID{a.session}
 		}
@@ -154,6 +171,7 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case messages.SessionLost:
 		if msg.Gen == a.gen {
+			a.emit(events.SessionLost{Error: msg.Err.Error(), ExitStatus: msg.ExitStatus})
 			kind := status.KindSessionLost
 			if errors.Is(msg.Err, oauthflow.ErrNeedsReauth) {
 				kind = status.KindNeedsReauth
@@ -182,17 +200,19 @@ func (a *Actor) Receive(c actor.Context) {
 
 func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
-	a.tail = &mcpconn.Tail{}
+	a.tail = a.deps.Tails.Of(a.cfg.Name)
 	a.backoff = a.deps.Restart.Backoff()
 	a.st = InitialStatus(a.cfg)
-	a.st.Restarts = a.restartsBefore
-	a.publish()
+	if !a.respawn {
+		// The manager emitted this state before spawning us.
+		a.shown = a.st
+	}
 }
 
 // InitialStatus is a server's status before its first command: starting,
-// disabled, or failed when its config is invalid. The manager publishes it
-// before the actor exists, so a host never sees a configured server
-// missing from the status.
+// disabled, or failed when its config is invalid. The manager emits it
+// (InitialState) before the actor exists, so a host never sees a
+// configured server missing from the status.
 func InitialStatus(cfg config.Server) status.Server {
 	st := status.Server{Name: cfg.Name, State: status.Starting, Since: time.Now()}
 	switch err := cfg.Validate(); {
@@ -202,6 +222,12 @@ func InitialStatus(cfg config.Server) status.Server {
 		st.State = status.Disabled
 	}
 	return st
+}
+
+// InitialState is the event that shows a server's initial status.
+func InitialState(cfg config.Server) events.StateChanged {
+	st := InitialStatus(cfg)
+	return events.StateChanged{Header: events.Header{Server: cfg.Name}, To: string(st.State), Error: st.Error, ErrorKind: st.ErrorKind}
 }
 
 func (a *Actor) connect(c actor.Context, msg messages.Connect) {
@@ -246,10 +272,7 @@ func (a *Actor) spawnSession(c actor.Context) {
 		return
 	}
 	a.session = pid
-	if a.connects > 0 {
-		a.st.Restarts++
-	}
-	a.connects++
+	a.loggedIn = false
 }
 
 func (a *Actor) terminated(c actor.Context, who *actor.PID) {
@@ -262,7 +285,9 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 	case a.session != nil && who.Equal(a.session):
 		// It died without reporting (a panic): nothing of it is live.
 		a.session = nil
-		a.lose(c, errors.New("session actor stopped unexpectedly"), status.KindSessionLost)
+		err := errors.New("session actor stopped unexpectedly")
+		a.emit(events.SessionLost{Error: err.Error()})
+		a.lose(c, err, status.KindSessionLost)
 	}
 }
 
@@ -275,11 +300,13 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	}
 	a.current.Store(conn)
 	list := append(a.toolsOf(conn, conn.Tools()), a.metaTools(conn, conn.Tools())...)
-	// Ready is published before the tools appear (and a loss unregisters
+	if a.loggedIn {
+		a.emit(events.LoginCompleted{})
+	}
+	a.emit(events.SessionStarted{PID: conn.PID(), ProtocolVersion: conn.ProtocolVersion()})
+	// Ready is emitted before the tools appear (and a loss unregisters
 	// them before the state changes), so a registered tool always belongs
 	// to a server that shows ready.
-	a.st.ToolCount = len(list)
-	a.st.PID = conn.PID()
 	a.st.Error, a.st.ErrorKind = "", ""
 	a.readySince = time.Now()
 	a.recovering = false
@@ -290,7 +317,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 		a.fail(c, err, status.KindConnectFailed)
 		return
 	}
-	a.logger.Info("server ready", "tools", len(list), "pid", a.st.PID)
+	a.toolsChanged(list)
 	a.settle(c)
 	if conn.Capabilities().Prompts != nil {
 		a.listing(mcpconn.ListPrompts).again = true
@@ -308,9 +335,7 @@ func (a *Actor) fail(c actor.Context, err error, kind string) {
 	a.stopSession(c)
 	a.spawnDue = false
 	a.recovering = false
-	a.st.LastError = err.Error()
 	a.setFailed(err, kind)
-	a.logger.Warn("server failed", "error", a.st.Error)
 	a.settle(c)
 }
 
@@ -320,8 +345,8 @@ func (a *Actor) withdraw() {
 	a.deps.Registry.RemoveServer(a.cfg.Name)
 	a.deps.Prompts.RemoveServer(a.cfg.Name)
 	a.current.Store(nil)
-	a.st.ToolCount, a.st.PromptCount = 0, 0
-	a.st.PID = 0
+	a.toolsChanged(nil)
+	a.promptsChanged(nil)
 }
 
 // stopSession stops the current session and retires its generation: a
@@ -389,13 +414,40 @@ func (a *Actor) executor(original string) tools.ExecutorFunc {
 	}
 }
 
+// setState moves the actor to s and emits the change, if the state or
+// its error or retry time differ from what was emitted last (the board
+// fills in From and Restarts).
 func (a *Actor) setState(s status.State) {
 	if a.st.State != s {
 		a.st.Since = time.Now()
 	}
 	a.st.State = s
 	a.st.Ready = s == status.Ready
-	a.publish()
+	if s == status.Ready {
+		a.st.NextRetryAt = nil
+	}
+	prev := a.shown
+	if prev.State == s && prev.Error == a.st.Error && prev.ErrorKind == a.st.ErrorKind && sameTime(prev.NextRetryAt, a.st.NextRetryAt) {
+		return
+	}
+	a.shown = a.st
+	e := events.StateChanged{To: string(s), Error: a.st.Error, ErrorKind: a.st.ErrorKind}
+	if a.st.NextRetryAt != nil {
+		e.NextRetryAt = *a.st.NextRetryAt
+	}
+	a.emit(e)
+}
+
+func sameTime(x, y *time.Time) bool {
+	if x == nil || y == nil {
+		return x == nil && y == nil
+	}
+	return x.Equal(*y)
+}
+
+// emit sends an event about this server.
+func (a *Actor) emit(e events.Event) {
+	a.deps.Events.Emit(withServer(e, a.cfg.Name))
 }
 
 func (a *Actor) setFailed(err error, kind string) {
@@ -405,13 +457,6 @@ func (a *Actor) setFailed(err error, kind string) {
 		return
 	}
 	a.setState(status.Failed)
-}
-
-func (a *Actor) publish() {
-	if a.st.Since.IsZero() {
-		a.st.Since = time.Now()
-	}
-	a.deps.Board.Set(a.st, a.tail.Lines)
 }
 
 // errorKind classifies an error for hosts that react to a class of failure.

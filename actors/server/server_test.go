@@ -14,6 +14,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/messages"
@@ -59,15 +60,21 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{work: &sync.WaitGroup{}, settle: make(chan messages.ServerSettled, 4)}
 	f.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return testLogger() }))
+	tails := &actors.Tails{}
+	board := status.NewBoard(tails.Lines)
 	f.deps = &actors.Deps{
-		Logger: testLogger(), Registry: tools.NewRegistry(nil), Board: status.NewBoard(),
-		Work: f.work, Grace: 200 * time.Millisecond, Client: &mcp.Implementation{Name: "test"},
+		Logger: testLogger(), Registry: tools.NewRegistry(nil), Board: board, Tails: tails,
+		Events: events.NewBus(&events.Options{Reducer: board.Apply}),
+		Work:   f.work, Grace: 200 * time.Millisecond, Client: &mcp.Implementation{Name: "test"},
 		// Recovery would start a new session; these tests look at the gap.
 		Restart: actors.RestartPolicy{Initial: time.Hour},
 	}
 	f.cfg = config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
 		Env: map[string]string{testutil.MarkerEnv: marker}}
-	p := &parent{props: Props(f.deps, f.cfg, 0), settled: f.settle, spawned: make(chan *actor.PID, 1)}
+	// What the manager emits before it spawns a server actor.
+	f.deps.Events.Emit(events.ServerAdded{Header: events.Header{Server: f.cfg.Name}})
+	f.deps.Events.Emit(InitialState(f.cfg))
+	p := &parent{props: Props(f.deps, f.cfg, false), settled: f.settle, spawned: make(chan *actor.PID, 1)}
 	pid, err := f.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return p }), "parent")
 	if err != nil {
 		t.Fatal(err)

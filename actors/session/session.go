@@ -44,7 +44,7 @@ const Name = "session"
 // user: the user asked for this session (add, edit, restart), so an OAuth
 // login that waits for the user may open the browser.
 func Props(deps *actors.Deps, cfg config.Server, gen uint64, tail *mcpconn.Tail, logger *slog.Logger, user bool) *actor.Props {
-	return actors.Props(deps.Logger, func() actor.Actor {
+	return actors.Props(deps, func() actor.Actor {
 		return &Actor{deps: deps, cfg: cfg, gen: gen, tail: tail, logger: logger, user: user}
 	})
 }
@@ -80,10 +80,15 @@ type (
 		err error
 	}
 	transportLost struct {
-		gen uint64
-		err error
+		gen  uint64
+		err  error
+		exit string // the process's exit status, if known
 	}
 )
+
+// exitStatusWait bounds how long the watcher waits for a lost stdio
+// process to exit, to report its status with the loss.
+const exitStatusWait = 100 * time.Millisecond
 
 // Receive handles lifecycle first, then the goroutine reports.
 func (a *Actor) Receive(c actor.Context) {
@@ -107,7 +112,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case transportLost:
 		if msg.gen == a.gen {
 			a.state = "lost"
-			c.Send(c.Parent(), messages.SessionLost{Gen: a.gen, Err: msg.err})
+			c.Send(c.Parent(), messages.SessionLost{Gen: a.gen, Err: msg.err, ExitStatus: msg.exit})
 		}
 	case messages.Describe:
 		d := messages.Description{Kind: "session", State: a.state, Since: a.since}
@@ -213,7 +218,10 @@ func (a *Actor) watch(c actor.Context, conn *mcpconn.Conn) {
 		select {
 		case <-conn.Done():
 			if ctx.Err() == nil {
-				root.Send(self, transportLost{gen: gen, err: conn.Err()})
+				// The exit status is read (not reaped) with a short bound:
+				// a process whose stdout closed is normally gone already.
+				exit := conn.ExitStatus(exitStatusWait)
+				root.Send(self, transportLost{gen: gen, err: conn.Err(), exit: exit})
 			}
 		case <-ctx.Done():
 		}

@@ -14,6 +14,14 @@ func (c *Conn) Capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{}
 }
 
+// ProtocolVersion is the MCP version the server negotiated.
+func (c *Conn) ProtocolVersion() string {
+	if res := c.cs.InitializeResult(); res != nil {
+		return res.ProtocolVersion
+	}
+	return ""
+}
+
 // ListTools lists the server's tools anew (after a tools/list_changed).
 func (c *Conn) ListTools(ctx context.Context) (list []*mcp.Tool, err error) {
 	err = c.do(ctx, op{verb: "listing tools"}, func(ctx context.Context) error {

@@ -46,6 +46,7 @@ type stdioTransport struct {
 
 	stopOnce sync.Once
 	done     chan struct{} // closed when the process and its group are gone
+	reaped   chan struct{} // closed once the process was waited for (or never ran)
 }
 
 // newStdioTransport prepares (but does not start) the command of a server.
@@ -64,11 +65,12 @@ func newStdioTransport(argv []string, env map[string]string, stderr *stderrWrite
 	// the group leader died; never let Wait block on it for long.
 	cmd.WaitDelay = grace
 	return &stdioTransport{
-		inner: mcp.CommandTransport{Command: cmd, TerminateDuration: 3*grace + time.Second},
-		grace: grace,
-		spawn: spawn,
-		proc:  proc,
-		done:  make(chan struct{}),
+		inner:  mcp.CommandTransport{Command: cmd, TerminateDuration: 3*grace + time.Second},
+		grace:  grace,
+		spawn:  spawn,
+		proc:   proc,
+		done:   make(chan struct{}),
+		reaped: make(chan struct{}),
 	}
 }
 
@@ -172,10 +174,11 @@ func (t *stdioTransport) terminate() {
 	conn := t.conn
 	t.mu.Unlock()
 	if conn == nil {
+		close(t.reaped)
 		return // never started, and now never will
 	}
 	pgid := t.inner.Command.Process.Pid
-	reaped := make(chan struct{})
+	reaped := t.reaped
 	// Closing the SDK connection closes stdin and then waits for (reaps)
 	// the process; the signals below make sure it ends.
 	go func() {
@@ -207,3 +210,27 @@ escalate:
 // processes one more, plus a margin for scheduling. Whatever waits for a
 // stop (a removal's answer) is bounded by it.
 func StopBound(grace time.Duration) time.Duration { return 4*grace + 2*time.Second }
+
+// ExitStatus returns how the stdio server's process ended, as Go's
+// os.ProcessState says it ("exit status 1", "signal: killed"), waiting up
+// to limit for it to be reaped (the SDK reaps it as soon as its
+// connection closes, which a dead server's EOF brings about); "" for a
+// remote server or one not reaped within limit.
+func (c *Conn) ExitStatus(limit time.Duration) string {
+	t := c.proc
+	if t == nil {
+		return ""
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-t.reaped:
+	case <-timer.C:
+		return ""
+	}
+	// Written by the SDK's Wait before reaped was closed.
+	if ps := t.inner.Command.ProcessState; ps != nil {
+		return ps.String()
+	}
+	return ""
+}

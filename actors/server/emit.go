@@ -1,0 +1,86 @@
+package server
+
+import (
+	"slices"
+
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// withServer sets the server of an event this actor emits.
+func withServer(e events.Event, name string) events.Event {
+	switch e := e.(type) {
+	case events.StateChanged:
+		e.Server = name
+		return e
+	case events.SessionStarted:
+		e.Server = name
+		return e
+	case events.SessionLost:
+		e.Server = name
+		return e
+	case events.ToolsChanged:
+		e.Server = name
+		return e
+	case events.PromptsChanged:
+		e.Server = name
+		return e
+	case events.LoginRequired:
+		e.Server = name
+		return e
+	case events.LoginCompleted:
+		e.Server = name
+		return e
+	}
+	return e
+}
+
+// toolsChanged records the tools now registered and emits the change, if
+// any: the count and the names that came and went.
+func (a *Actor) toolsChanged(list []tools.Tool) {
+	names := make([]string, len(list))
+	for i, t := range list {
+		names[i] = t.Name
+	}
+	added, removed, changed := diff(a.toolNames, names)
+	a.toolNames = names
+	if changed {
+		a.emit(events.ToolsChanged{Count: len(names), Added: added, Removed: removed})
+	}
+}
+
+// promptsChanged is toolsChanged for the prompts.
+func (a *Actor) promptsChanged(names []string) {
+	added, removed, changed := diff(a.promptNames, names)
+	a.promptNames = names
+	if changed {
+		a.emit(events.PromptsChanged{Count: len(names), Added: added, Removed: removed})
+	}
+}
+
+// diff returns the names of next that are not in prev and those of prev
+// that are not in next, sorted; changed is false when the lists hold the
+// same names (a first empty listing is no change).
+func diff(prev, next []string) (added, removed []string, changed bool) {
+	in := func(list []string) map[string]bool {
+		m := make(map[string]bool, len(list))
+		for _, n := range list {
+			m[n] = true
+		}
+		return m
+	}
+	was, is := in(prev), in(next)
+	for n := range is {
+		if !was[n] {
+			added = append(added, n)
+		}
+	}
+	for n := range was {
+		if !is[n] {
+			removed = append(removed, n)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return added, removed, len(added) > 0 || len(removed) > 0 || len(prev) != len(next)
+}

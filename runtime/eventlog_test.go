@@ -1,0 +1,250 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/status"
+)
+
+// nextEvent returns the next event of sub that is not a server log line,
+// failing the test when none comes within the deadline.
+func nextEvent(t *testing.T, sub *events.Subscription, deadline time.Time) events.Event {
+	t.Helper()
+	ctx, cancel := context.WithDeadline(t.Context(), deadline)
+	defer cancel()
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for an event: %v", err)
+		}
+		if _, ok := e.(events.ServerLog); !ok {
+			return e
+		}
+	}
+}
+
+// TestSIGKILLEventSequence: a subscriber of a SIGKILLed stdio server sees,
+// in order, session lost (with Go's exit status) → ready→backoff with
+// next_retry_at → backoff→starting → session started on a new pid →
+// starting→ready → its tools listed again; and each event is already in
+// Status() when the subscriber reads it (the board is the reducer), with
+// the restart count the board owns.
+func TestSIGKILLEventSequence(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	first := rt.waitSettled(t, "ex")
+	if first.State != status.Ready {
+		t.Fatalf("ex = %+v", first)
+	}
+	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: rt.bus.LastSeq() + 1})
+	defer sub.Close()
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		what string
+		ok   func(events.Event) bool
+	}
+	var newPID int
+	steps := []step{
+		{"session lost (signal: killed)", func(e events.Event) bool {
+			l, ok := e.(events.SessionLost)
+			return ok && l.ExitStatus == "signal: killed" && l.Error != ""
+		}},
+		{"state ready -> backoff with next_retry_at", func(e events.Event) bool {
+			s, ok := e.(events.StateChanged)
+			return ok && s.From == "ready" && s.To == "backoff" && !s.NextRetryAt.IsZero() && s.NextRetryAt.After(s.Time)
+		}},
+		{"state backoff -> starting, restarts 1", func(e events.Event) bool {
+			s, ok := e.(events.StateChanged)
+			return ok && s.From == "backoff" && s.To == "starting" && s.Restarts == 1
+		}},
+		{"session started on a new pid", func(e events.Event) bool {
+			s, ok := e.(events.SessionStarted)
+			newPID = s.PID
+			return ok && s.PID != 0 && s.PID != first.PID && s.ProtocolVersion != ""
+		}},
+		{"state starting -> ready", func(e events.Event) bool {
+			s, ok := e.(events.StateChanged)
+			return ok && s.From == "starting" && s.To == "ready" && s.Restarts == 1
+		}},
+		{"tools changed", func(e events.Event) bool {
+			c, ok := e.(events.ToolsChanged)
+			return ok && c.Count > 0 && len(c.Added) == c.Count
+		}},
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	var seen []string
+	for _, s := range steps {
+		for {
+			e := nextEvent(t, sub, deadline)
+			seen = append(seen, e.String())
+			if sc, ok := e.(events.StateChanged); ok {
+				// The reducer ran inside Emit: the board shows this state
+				// (or a later one) with the count the event carries.
+				if st := mustStatus(t, rt, "ex"); st.Restarts < sc.Restarts {
+					t.Errorf("event %s: status shows restarts %d", e, st.Restarts)
+				}
+			}
+			if s.ok(e) {
+				break
+			}
+			switch e.(type) {
+			case events.ToolsChanged, events.PromptsChanged:
+				continue // the tools and prompts go with the loss, before the backoff
+			}
+			t.Fatalf("want %s, got %s; events so far:\n%s", s.what, e, strings.Join(seen, "\n"))
+		}
+	}
+	st := mustStatus(t, rt, "ex")
+	if st.State != status.Ready || st.PID != newPID || st.Restarts != 1 || st.ToolCount == 0 {
+		t.Errorf("status after the events = %+v, want ready on pid %d with 1 restart and its tools", st, newPID)
+	}
+}
+
+// TestRestartCountInEventsIsStatus: after a kill and a manual restart,
+// every StateChanged carries the restart count Status() shows for it.
+func TestRestartCountInEventsIsStatus(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	first := rt.waitSettled(t, "ex")
+	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: 1})
+	defer sub.Close()
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	last := -1
+	readyAgain := func() {
+		t.Helper()
+		for {
+			e := nextEvent(t, sub, deadline)
+			if s, ok := e.(events.StateChanged); ok {
+				if s.Restarts < last {
+					t.Errorf("restarts went back: %d after %d (%s)", s.Restarts, last, s)
+				}
+				last = s.Restarts
+				if s.To == "ready" && s.From != "" && s.From != "ready" && last > 0 {
+					return
+				}
+			}
+		}
+	}
+	readyAgain()
+	if _, err := rt.RestartServer(t.Context(), "ex"); err != nil {
+		t.Fatal(err)
+	}
+	readyAgain()
+	if st := mustStatus(t, rt, "ex"); st.Restarts != last || last != 2 {
+		t.Errorf("status restarts = %d, last event said %d, want both 2 (a kill and a restart)", st.Restarts, last)
+	}
+}
+
+// TestLogFromEvents: the log is written by the event subscriber, holds
+// the lines hosts rely on once Shutdown returned, and no form of a secret
+// a crashing server prints reaches it or any event.
+func TestLogFromEvents(t *testing.T) {
+	const secret = "evt-secret-5e1f-MARK"
+	crasher := config.Server{Name: "crasher", Type: config.TypeLocal, Enabled: true,
+		Command: []string{"/bin/sh", "-c", `echo "token $SECRET" >&2; exit 1`},
+		Env:     map[string]string{"SECRET": secret, testutil.MarkerEnv: marker}}
+	rt := start(t, Options{Restart: RestartPolicy{Initial: time.Hour}}, exampleServer("ex"), crasher)
+	first := rt.waitSettled(t, "ex")
+	waitUntil(t, "crasher's backoff", func() bool { st, _ := rt.board.Get("crasher"); return st.State == status.Backoff })
+	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: rt.bus.LastSeq() + 1})
+	defer sub.Close()
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if s, ok := nextEvent(t, sub, deadline).(events.StateChanged); ok && s.To == "backoff" {
+			break
+		}
+	}
+	all := rt.bus.Subscribe(events.SubscribeOptions{From: 1}) // the whole history
+	defer all.Close()
+	if err := rt.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for {
+		e, err := all.Next(t.Context())
+		if err != nil {
+			break
+		}
+		data, _ := json.Marshal(e)
+		texts = append(texts, e.String(), string(data))
+	}
+	logs := rt.logs.String()
+	for _, want := range []string{
+		`msg="server ready" server=ex`,
+		`msg="session lost" server=ex`, `exit_status="signal: killed"`,
+		`msg="session lost; restarting after backoff" server=ex`,
+		`msg="server ready" server=ex from=starting to=ready restarts=0`,
+		`msg="tools changed" server=ex`,
+		`server=crasher`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log has no %q:\n%s", want, logs)
+		}
+	}
+	texts = append(texts, logs)
+	for _, f := range secretForms(secret) {
+		for _, text := range texts {
+			if strings.Contains(text, f.value) {
+				t.Errorf("the log or an event shows %s", f.name)
+			}
+		}
+	}
+	if !strings.Contains(fmt.Sprint(texts), "[redacted]") {
+		t.Error("nothing shows the crasher's stderr scrubbed: the test did not see the secret pass")
+	}
+}
+
+// TestConfigEvents: the config error has one source, the events: a file
+// that does not parse at Start is a ConfigRejected (and Status says so),
+// a reload that finds it fixed is a ConfigLoaded (and Status no longer
+// says so), and a save is a ConfigSaved.
+func TestConfigEvents(t *testing.T) {
+	rt := startWithFile(t, []byte(`{"servers": {,}}`))
+	if rt.Status().ConfigError == "" {
+		t.Fatal("no config error for a file that does not parse")
+	}
+	sub := rt.bus.Subscribe(events.SubscribeOptions{From: 1})
+	defer sub.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	if e, ok := nextEvent(t, sub, deadline).(events.ConfigRejected); !ok || !strings.Contains(e.Error, "does not parse") {
+		t.Fatalf("first event = %v, want the ConfigRejected of Start", e)
+	}
+	if err := os.WriteFile(filepath.Join(rt.opts.StateDir, config.FileName), []byte(`{"servers": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if e := nextEvent(t, sub, deadline); e.Type() != events.TypeConfigLoaded {
+		t.Fatalf("after the fix and a reload: %v, want config_loaded", e)
+	}
+	if msg := rt.Status().ConfigError; msg != "" {
+		t.Fatalf("config error %q after the fix", msg)
+	}
+	srv := exampleServer("ex")
+	srv.Enabled = false
+	if _, err := rt.AddServer(t.Context(), srv); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if nextEvent(t, sub, deadline).Type() == events.TypeConfigSaved {
+			break
+		}
+	}
+}
