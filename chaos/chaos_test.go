@@ -95,6 +95,8 @@ func TestChaos(t *testing.T) {
 	// error that says what happened.
 	for range callers {
 		wg.Go(func() {
+			changed := rt.Registry().Subscribe()
+			defer changed.Close()
 			for {
 				select {
 				case <-stop:
@@ -121,7 +123,12 @@ func TestChaos(t *testing.T) {
 					if err.Error() == "" {
 						t.Errorf("call %s failed without saying why", tool)
 					}
-					time.Sleep(10 * time.Millisecond) // don't spin while a server is down
+					// Don't spin while a server is down: go on once a
+					// server's tools came or went.
+					select {
+					case <-changed.C:
+					case <-stop:
+					}
 				}
 			}
 		})
@@ -244,16 +251,12 @@ func TestChaos(t *testing.T) {
 	// the disabled ones stay disabled.
 	recoverBy := time.Now().Add(2*maxBackoff + maxTimeout*time.Second + 10*time.Second)
 	for name, on := range want.enabled {
-		for {
-			st := statusOf(rt, name)
-			if on && st.State == status.Ready || !on && st.State == status.Disabled {
-				break
-			}
-			if time.Now().After(recoverBy) {
-				t.Errorf("%s did not recover after the chaos: %+v", name, st)
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		var st status.Server
+		if !testutil.Within(time.Until(recoverBy), func() bool {
+			st = statusOf(rt, name)
+			return on && st.State == status.Ready || !on && st.State == status.Disabled
+		}) {
+			t.Errorf("%s did not recover after the chaos: %+v", name, st)
 		}
 	}
 

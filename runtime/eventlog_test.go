@@ -159,7 +159,7 @@ func TestLogFromEvents(t *testing.T) {
 		Env:     map[string]string{"SECRET": secret, testutil.MarkerEnv: marker}}
 	rt := start(t, Options{Restart: RestartPolicy{Initial: time.Hour}}, exampleServer("ex"), crasher)
 	first := rt.waitSettled(t, "ex")
-	waitUntil(t, "crasher's backoff", func() bool { st, _ := rt.board.Get("crasher"); return st.State == status.Backoff })
+	testutil.Eventually(t, 10*time.Second, "crasher's backoff", func() bool { st, _ := rt.board.Get("crasher"); return st.State == status.Backoff })
 	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: rt.bus.LastSeq() + 1})
 	defer sub.Close()
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {

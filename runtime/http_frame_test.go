@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -30,7 +31,7 @@ func TestHTTPStdioFrameTooLarge(t *testing.T) {
 	// Ready again on a new process (the old one may still show as ready
 	// for a moment, before the loss is noticed).
 	var d ServerDetail
-	waitUntilWithin(t, 30*time.Second, "ex ready on a new process", func() bool {
+	testutil.Eventually(t, 30*time.Second, "ex ready on a new process", func() bool {
 		d = api.entry("ex")
 		return d.State == status.Ready && d.PID != pid
 	})

@@ -9,31 +9,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
-
-// waitFor waits until server name is in one of states and returns it.
-func (rt *testRuntime) waitFor(t *testing.T, name string, states ...status.State) status.Server {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, _ := rt.board.Get(name)
-		if slices.Contains(states, st.State) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is %s after 30s, want %v: %+v", name, st.State, states, st)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 func storedLogin(t *testing.T, dir, name string) *tokenstore.Record {
 	t.Helper()
@@ -219,15 +204,12 @@ func TestOAuthBackgroundRefreshUsedAtOnce(t *testing.T) {
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
 	rt.waitFor(t, "web", status.Ready)
 	first := storedLogin(t, dir, "web").Token.AccessToken
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, _, _, n := as.counts(); n >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no background refresh within 20s of a 2s token")
-		}
-		time.Sleep(20 * time.Millisecond)
+	// From the history: a refresh before this line is not missed.
+	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "web", From: 1})
+	defer sub.Close()
+	testutil.Await[events.TokenRefreshed](t, sub, 20*time.Second, "a background refresh of a 2s token", nil)
+	if _, _, _, n := as.counts(); n < 1 {
+		t.Fatalf("a refresh was announced but the authorization server counted %d", n)
 	}
 	mustCall(t, rt, "web__echo", map[string]any{"text": "fresh"})
 	var used string
@@ -370,9 +352,7 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 	dir := writeServers(t, t.TempDir(), as.server("web"))
 	rt := startIn(t, dir, Options{OpenURL: b.open})
 	st := rt.waitFor(t, "web", status.Authorizing)
-	for deadline := time.Now().Add(10 * time.Second); b.opens() == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond) // the browser opens just after the state shows
-	}
+	b.awaitOpens(t, 1) // the browser opens just after the state shows
 	if st.AuthorizeURL == "" || st.AuthorizeURL != b.last() {
 		t.Fatalf("authorizing status %+v does not show the URL the browser got", st)
 	}
@@ -415,18 +395,14 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 
 func waitClosed(t *testing.T, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testutil.Eventually(t, 5*time.Second, "the callback socket "+addr+" to close", func() bool {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
-			return
+			return true
 		}
 		conn.Close()
-		if time.Now().After(deadline) {
-			t.Fatalf("the callback socket %s is still open", addr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -76,7 +76,7 @@ func TestSamplingFloodConcurrency(t *testing.T) {
 	report := make(chan string, 1)
 	go func() { report <- askFlood(t, rt, "sampling", 10, 50) }()
 	// The eight over the limit are refused while two wait in Sample.
-	waitUntil(t, "8 refusals", func() bool { return mustStatus(t, rt, "ex").RequestsRefused == 8 })
+	testutil.Eventually(t, 10*time.Second, "8 refusals", func() bool { return mustStatus(t, rt, "ex").RequestsRefused == 8 })
 	mu.Lock()
 	if calls != 2 || active != 2 {
 		t.Errorf("Sample: %d calls, %d running; want 2 and 2", calls, active)
@@ -332,7 +332,7 @@ func TestRequestGateForgetsRemovedServers(t *testing.T) {
 		defer rt.gate.mu.Unlock()
 		return slices.Sorted(maps.Keys(rt.gate.servers))
 	}
-	waitUntil(t, "the gate to hold only the live server", func() bool { return slices.Equal(live(), []string{"keep"}) })
+	testutil.Eventually(t, 10*time.Second, "the gate to hold only the live server", func() bool { return slices.Equal(live(), []string{"keep"}) })
 }
 
 // gateBus is a Bus on clock whose reducer is a status board holding the

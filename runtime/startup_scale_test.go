@@ -56,7 +56,7 @@ func TestStartupTenThousandEntries(t *testing.T) {
 		t.Errorf("the API answered %v after Start; want seconds", took)
 	}
 
-	waitUntilWithin(t, 30*time.Second, "live ready", func() bool {
+	testutil.Eventually(t, 30*time.Second, "live ready", func() bool {
 		st := mustStatus(t, rt, "live")
 		if st.State != status.Ready && st.State != status.Starting {
 			t.Fatalf("live = %+v after %v", st, time.Since(began))
@@ -92,7 +92,7 @@ func TestStartupWithAFileFromTheFuture(t *testing.T) {
 	}
 	began := time.Now()
 	rt := startIn(t, dir, Options{})
-	waitUntilWithin(t, 30*time.Second, "live ready", func() bool {
+	testutil.Eventually(t, 30*time.Second, "live ready", func() bool {
 		return mustStatus(t, rt, "live").State == status.Ready
 	})
 	t.Logf("live ready after %v", time.Since(began))

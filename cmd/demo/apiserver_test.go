@@ -53,17 +53,7 @@ func serveTestAPI(t *testing.T) string {
 			t.Errorf("Shutdown: %v", err)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st := rt.Servers()
-		if len(st) == 1 && st[0].Ready {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ex not ready: %+v", st)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the status, as the runtime tests do
-	}
+	testutil.Eventually(t, 30*time.Second, "ex ready", func() bool { st := rt.Servers(); return len(st) == 1 && st[0].Ready })
 	return ln.Addr().String()
 }
 
