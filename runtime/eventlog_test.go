@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,17 +20,10 @@ import (
 // failing the test when none comes within the deadline.
 func nextEvent(t *testing.T, sub *events.Subscription, deadline time.Time) events.Event {
 	t.Helper()
-	ctx, cancel := context.WithDeadline(t.Context(), deadline)
-	defer cancel()
-	for {
-		e, err := sub.Next(ctx)
-		if err != nil {
-			t.Fatalf("waiting for an event: %v", err)
-		}
-		if _, ok := e.(events.ServerLog); !ok {
-			return e
-		}
-	}
+	return testutil.AwaitEvent(t, sub, time.Until(deadline), "the next lifecycle event", func(e events.Event) bool {
+		_, log := e.(events.ServerLog)
+		return !log
+	})
 }
 
 // TestSIGKILLEventSequence: a subscriber of a SIGKILLed stdio server sees,
@@ -159,7 +151,7 @@ func TestLogFromEvents(t *testing.T) {
 		Env:     map[string]string{"SECRET": secret, testutil.MarkerEnv: marker}}
 	rt := start(t, Options{Restart: RestartPolicy{Initial: time.Hour}}, exampleServer("ex"), crasher)
 	first := rt.waitSettled(t, "ex")
-	testutil.Eventually(t, 10*time.Second, "crasher's backoff", func() bool { st, _ := rt.board.Get("crasher"); return st.State == status.Backoff })
+	rt.waitState(t, "crasher", status.Backoff)
 	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: rt.bus.LastSeq() + 1})
 	defer sub.Close()
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
