@@ -73,10 +73,16 @@ func TestSamplingFloodConcurrency(t *testing.T) {
 		legacyAsker())
 	rt.waitReady(t, "ex")
 
+	sub := rt.subscribe(t, "ex")
 	report := make(chan string, 1)
 	go func() { report <- askFlood(t, rt, "sampling", 10, 50) }()
 	// The eight over the limit are refused while two wait in Sample.
-	testutil.Eventually(t, 10*time.Second, "8 refusals", func() bool { return mustStatus(t, rt, "ex").RequestsRefused == 8 })
+	for i := range 8 {
+		testutil.Await[events.RequestRefused](t, sub, 10*time.Second, fmt.Sprintf("refusal %d of 8", i+1), nil)
+	}
+	if n := mustStatus(t, rt, "ex").RequestsRefused; n != 8 {
+		t.Errorf("status counts %d refusals, want 8", n)
+	}
 	mu.Lock()
 	if calls != 2 || active != 2 {
 		t.Errorf("Sample: %d calls, %d running; want 2 and 2", calls, active)
