@@ -67,7 +67,8 @@ type Runtime struct {
 	// boot identifies this Runtime instance in event ids ("<boot>-<seq>"),
 	// so that a subscriber resuming across a restart is told it missed
 	// events instead of being handed another instance's.
-	boot string
+	boot   string
+	stream eventStream // the SSE route's timings and open streams (http_events.go)
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which
