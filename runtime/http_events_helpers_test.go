@@ -46,7 +46,7 @@ type sseClient struct {
 
 // openEvents opens path (with its query) on ts with the given headers and
 // checks the answer is a stream; the stream is closed when the test ends.
-func openEvents(t *testing.T, ts *httptest.Server, path string, header map[string]string) *sseClient {
+func openEvents(t testing.TB, ts *httptest.Server, path string, header map[string]string) *sseClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+path, nil)
@@ -131,7 +131,7 @@ func (c *sseClient) ended(t *testing.T) {
 }
 
 // waitOpen waits until rt serves want event streams.
-func waitOpen(t *testing.T, rt *Runtime, want int64) {
+func waitOpen(t testing.TB, rt *Runtime, want int64) {
 	t.Helper()
 	timer := time.NewTimer(eventsWait)
 	defer timer.Stop()
@@ -146,7 +146,7 @@ func waitOpen(t *testing.T, rt *Runtime, want int64) {
 
 // eventsServer serves rt's Handler on a loopback httptest server, set up
 // by each of setup before it starts.
-func eventsServer(t *testing.T, rt *Runtime, setup ...func(*httptest.Server)) *httptest.Server {
+func eventsServer(t testing.TB, rt *Runtime, setup ...func(*httptest.Server)) *httptest.Server {
 	t.Helper()
 	rt.stream.changed = make(chan struct{}, 1)
 	ts := httptest.NewUnstartedServer(rt.Handler())
