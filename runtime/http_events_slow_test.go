@@ -13,10 +13,13 @@ import (
 	"github.com/openprogram/mcpvisor/events"
 )
 
-// A client that stops reading: its socket buffers are made small (the
-// kernel would otherwise grow them to many MiB), so that the stream's
-// writes block after a few frames.
+// A client that stops reading: the server's send buffer (and, where the
+// client is never to read again, the client's receive buffer) is made
+// small, as the kernel would otherwise let many MiB through before the
+// stream's writes block. (A small receive buffer on a client that does
+// read later makes it slow, ACK by delayed ACK.)
 
+// smallSocketBuffer is the size asked for those buffers.
 const smallSocketBuffer = 16 << 10
 
 // smallSendBuffers makes the server's sockets small (before it starts).
