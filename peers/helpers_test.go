@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/runtime"
 	"github.com/openprogram/mcpvisor/status"
@@ -318,16 +319,11 @@ func startRuntimeWith(t *testing.T, keep []int, opts runtime.Options, servers ..
 // it is then ready.
 func (rt *testRuntime) waitReady(t *testing.T, name string) status.Server {
 	t.Helper()
-	var st status.Server
-	testutil.Eventually(t, readyTimeout, fmt.Sprintf("server %q out of starting", name), func() bool {
-		for _, s := range rt.Status().Servers {
-			if s.Name == name && s.State != status.Starting {
-				st = s
-				return true
-			}
-		}
-		return false
-	})
+	sub := rt.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
+	defer sub.Close()
+	testutil.AwaitState(t, sub, readyTimeout, fmt.Sprintf("server %q out of starting", name), serverStatus(t, rt, name),
+		func(s status.State, _ int) bool { return s != status.Starting })
+	st := serverStatus(t, rt, name)
 	if st.State != status.Ready {
 		t.Fatalf("server %q is %s, not ready: %+v", name, st.State, st)
 	}

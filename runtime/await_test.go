@@ -14,43 +14,20 @@ import (
 // subscribe subscribes to name's events (every server's when name is
 // empty) for the rest of the test, with room for a burst of server logs.
 func (rt *testRuntime) subscribe(t testing.TB, name string) *events.Subscription {
-	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
+	sub := rt.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
 	t.Cleanup(sub.Close)
 	return sub
 }
 
 // awaitServer waits, for up to within, until name reaches a state that
-// ok accepts (given the restarts the board counted), and returns its
-// status. It looks at the board once and then at name's StateChanged
-// events, so that a state that comes and goes is not missed; a ready
-// state counts once its tools are registered (the ToolsChanged that
-// follows it: ready is shown first), since a test that waits for ready
-// then calls them. A server with no tools is never ready to it.
+// ok accepts (testutil.AwaitState) and returns its status then.
 func (rt *testRuntime) awaitServer(t testing.TB, name string, within time.Duration, what string, ok func(s status.State, restarts int) bool) status.Server {
 	t.Helper()
-	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
+	sub := rt.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
 	defer sub.Close()
+	now, _ := rt.board.Get(name)
+	testutil.AwaitState(t, sub, within, name+" "+what, now, ok)
 	st, _ := rt.board.Get(name)
-	state, restarts, tools := st.State, st.Restarts, st.ToolCount > 0
-	done := func() bool { return state != "" && ok(state, restarts) && (state != status.Ready || tools) }
-	if done() {
-		return st
-	}
-	testutil.AwaitEvent(t, sub, within, name+" "+what, func(e events.Event) bool {
-		switch e := e.(type) {
-		case events.StateChanged:
-			state, restarts = status.State(e.To), e.Restarts
-			tools = tools && state == status.Ready
-		case events.ToolsChanged:
-			tools = e.Count > 0
-		case events.ServerRemoved:
-			state = ""
-		default:
-			return false
-		}
-		return done()
-	})
-	st, _ = rt.board.Get(name)
 	return st
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/status"
 )
 
 // AwaitEvent reads sub until an event matches and returns it. It fails
@@ -113,4 +114,35 @@ func seenList(seen []string) string {
 		seen = append([]string{"…"}, seen[len(seen)-keep:]...)
 	}
 	return "\n\t" + strings.Join(seen, "\n\t")
+}
+
+// AwaitState waits until the server that sub follows (subscribed with
+// its Server) reaches a state that ok accepts, given the restarts the
+// status board counted. now is its status read after subscribing: the
+// wait ends at once when it already qualifies, and otherwise reads the
+// server's events, so that a state that comes and goes is not missed.
+// A ready state counts once its tools are registered (the ToolsChanged
+// that follows it: ready is shown first), since a test that waits for
+// ready then calls them; a server with no tools is never ready to it.
+func AwaitState(tb testing.TB, sub *events.Subscription, within time.Duration, what string, now status.Server, ok func(st status.State, restarts int) bool) {
+	tb.Helper()
+	state, restarts, tools := now.State, now.Restarts, now.ToolCount > 0
+	done := func() bool { return state != "" && ok(state, restarts) && (state != status.Ready || tools) }
+	if done() {
+		return
+	}
+	AwaitEvent(tb, sub, within, what, func(e events.Event) bool {
+		switch e := e.(type) {
+		case events.StateChanged:
+			state, restarts = status.State(e.To), e.Restarts
+			tools = tools && state == status.Ready
+		case events.ToolsChanged:
+			tools = e.Count > 0
+		case events.ServerRemoved:
+			state = ""
+		default:
+			return false
+		}
+		return done()
+	})
 }
