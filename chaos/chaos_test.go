@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/runtime"
 	"github.com/openprogram/mcpvisor/status"
@@ -89,14 +90,17 @@ func TestChaos(t *testing.T) {
 	})
 
 	stop := make(chan struct{})
+	// stopped is stop for a wait that takes a context.
+	stopped, endStopped := context.WithCancel(context.Background())
+	defer endStopped()
 	var wg sync.WaitGroup
 
 	// Callers: every call returns within its bound, with a result or an
 	// error that says what happened.
 	for range callers {
 		wg.Go(func() {
-			changed := rt.Registry().Subscribe()
-			defer changed.Close()
+			changes := rt.Subscribe(events.SubscribeOptions{})
+			defer changes.Close()
 			for {
 				select {
 				case <-stop:
@@ -123,12 +127,9 @@ func TestChaos(t *testing.T) {
 					if err.Error() == "" {
 						t.Errorf("call %s failed without saying why", tool)
 					}
-					// Don't spin while a server is down: go on once a
-					// server's tools came or went.
-					select {
-					case <-changed.C:
-					case <-stop:
-					}
+					// Don't spin while a server is down: go on once
+					// some server changed after this failure.
+					awaitChange(stopped, changes)
 				}
 			}
 		})
@@ -231,6 +232,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	close(stop)
+	endStopped()
 	waitBounded(t, &wg, 2*callBound, "callers, checker and management")
 	continued.Wait()
 
@@ -304,5 +306,27 @@ func waitBounded(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what str
 	case <-done:
 	case <-time.After(limit):
 		t.Fatalf("%s still running %s after stop: something hangs", what, limit)
+	}
+}
+
+
+// awaitChange waits for the next lifecycle event after the ones sub
+// already holds (those came before the failure that asks), or ctx's end.
+func awaitChange(ctx context.Context, sub *events.Subscription) {
+	held, drop := context.WithCancel(ctx)
+	drop()
+	for {
+		if _, err := sub.Next(held); err != nil {
+			break
+		}
+	}
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			return
+		}
+		if _, log := e.(events.ServerLog); !log {
+			return
+		}
 	}
 }
