@@ -309,7 +309,6 @@ func waitBounded(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what str
 	}
 }
 
-
 // awaitChange waits for the next lifecycle event after the ones sub
 // already holds (those came before the failure that asks), or ctx's end.
 func awaitChange(ctx context.Context, sub *events.Subscription) {
