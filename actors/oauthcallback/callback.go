@@ -95,7 +95,7 @@ type (
 // Receive handles lifecycle, then the reports of the HTTP goroutine and
 // the timer.
 func (a *Actor) Receive(c actor.Context) {
-	switch c.Message().(type) {
+	switch msg := c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
 	case *actor.Stopping:
@@ -106,7 +106,7 @@ func (a *Actor) Receive(c actor.Context) {
 		a.deliver(messages.LoginResult{Err: fmt.Errorf("%w: no answer from the browser within %s", oauthflow.ErrLoginCancelled, a.timeout())})
 		c.Stop(c.Self())
 	case messages.Describe:
-		c.Respond(messages.Description{Kind: "oauthcallback", State: "waiting", Since: a.since})
+		msg.Reply <- messages.Description{Kind: "oauthcallback", State: "waiting", Since: a.since}
 	case messages.Panic:
 		panic("injected failure (debug)")
 	}

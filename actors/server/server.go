@@ -128,7 +128,7 @@ func (a *Actor) Receive(c actor.Context) {
 		if a.login != nil {
 			d.Children = append(d.Children, a.login.pid)
 		}
-		c.Respond(d)
+		msg.Reply <- d
 		return
 	case messages.Panic:
 		panic("injected failure (debug)")
