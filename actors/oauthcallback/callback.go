@@ -40,9 +40,6 @@ import (
 // Name is the actor's name among its server's children.
 const Name = "oauthcallback"
 
-// DefaultTimeout is how long a login waits for the browser by default.
-const DefaultTimeout = 5 * time.Minute
-
 // Request is the login the actor waits for.
 type Request struct {
 	// URL is the authorization URL to open; its state parameter is the
@@ -57,7 +54,8 @@ type Request struct {
 	Listener net.Listener
 	// OpenURL sends the user to the authorization URL.
 	OpenURL func(ctx context.Context, url string) error
-	// Timeout bounds the wait (default DefaultTimeout).
+	// Timeout bounds the wait. It must be set; the server actor passes
+	// the runtime's resolved LoginTimeout (a zero would time out at once).
 	Timeout time.Duration
 }
 
@@ -113,10 +111,7 @@ func (a *Actor) Receive(c actor.Context) {
 }
 
 func (a *Actor) timeout() time.Duration {
-	if a.req.Timeout > 0 {
-		return a.req.Timeout
-	}
-	return DefaultTimeout
+	return a.req.Timeout
 }
 
 func (a *Actor) start(c actor.Context) {

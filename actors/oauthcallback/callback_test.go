@@ -101,6 +101,7 @@ func (f *fixture) request() Request {
 		RedirectURI: f.redirect,
 		Reply:       f.reply,
 		OpenURL:     f.recordOpen,
+		Timeout:     5 * time.Minute, // what the runtime resolves by default
 	}
 }
 
