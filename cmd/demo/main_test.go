@@ -116,14 +116,13 @@ func TestRunServesAPI(t *testing.T) {
 	type server struct{ Name, State string }
 	waitFor := func(name, state string) {
 		t.Helper()
+		awaitState(t, base, name, state, 30*time.Second)
 		var list struct{ Servers []server }
-		if !testutil.Within(30*time.Second, func() bool {
-			if code := get("/api/mcp/servers", &list); code != http.StatusOK {
-				t.Fatalf("servers: %d", code)
-			}
-			return slices.Contains(list.Servers, server{name, state})
-		}) {
-			t.Fatalf("no server %s %s after 30s: %+v\n%s", name, state, list.Servers, logs.String())
+		if code := get("/api/mcp/servers", &list); code != http.StatusOK {
+			t.Fatalf("servers: %d", code)
+		}
+		if !slices.Contains(list.Servers, server{name, state}) {
+			t.Fatalf("the servers list does not show %s %s: %+v\n%s", name, state, list.Servers, logs.String())
 		}
 	}
 	waitFor("ex", "ready")

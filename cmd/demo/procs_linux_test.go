@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -43,18 +42,7 @@ func runAndDelete(t *testing.T, script string, orphan bool) {
 	cmd, base, logs := startRun(t, dir)
 
 	deadline := time.Now().Add(30 * time.Second)
-	var st struct{ State string }
-	if !testutil.Within(time.Until(deadline), func() bool {
-		resp, err := http.Get(base + "/api/mcp/servers/forker")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = json.NewDecoder(resp.Body).Decode(&st)
-		resp.Body.Close()
-		return st.State == "ready"
-	}) {
-		t.Fatalf("forker = %q after 30s\n%s", st.State, logs.String())
-	}
+	awaitState(t, base, "forker", "ready", time.Until(deadline))
 	var sleeper int
 	testutil.Eventually(t, time.Until(deadline), "a sleep 1000", func() bool {
 		for _, pid := range testutil.ProcessesWithEnv(testutil.MarkerEnv, marker) {
