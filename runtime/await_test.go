@@ -66,3 +66,22 @@ func (rt *testRuntime) waitBack(t testing.TB, name string) status.Server {
 		return s == status.Ready && restarts > 0
 	})
 }
+
+// awaitCatalog waits until cond (about name's tools or prompts) holds: it
+// checks it now and after each of name's ToolsChanged and PromptsChanged,
+// which are emitted just after the registries changed.
+func (rt *testRuntime) awaitCatalog(t testing.TB, name, what string, cond func() bool) {
+	t.Helper()
+	sub := rt.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
+	defer sub.Close()
+	if cond() {
+		return
+	}
+	testutil.AwaitEvent(t, sub, 10*time.Second, what, func(e events.Event) bool {
+		switch e.(type) {
+		case events.ToolsChanged, events.PromptsChanged:
+			return cond()
+		}
+		return false
+	})
+}

@@ -185,14 +185,14 @@ func (c *apiClient) names() []string {
 // waitState waits until GET /api/mcp/servers/{name} shows the server in
 // one of the states, and returns its entry: it reads the entry at once
 // and again after each of the server's state and tool changes. Ready
-// counts once the entry lists the server's tools (they register just
-// after the state shows).
+// counts once the entry's tool_count is set (by the tools_changed that
+// follows the tools' registration, just after the state shows).
 func (c *apiClient) waitState(name string, states ...status.State) ServerDetail {
 	c.t.Helper()
 	sub := c.rt.subscribe(c.t, name)
 	defer sub.Close()
 	d := c.entry(name)
-	shows := func() bool { return slices.Contains(states, d.State) && (d.State != status.Ready || len(d.Tools) > 0) }
+	shows := func() bool { return slices.Contains(states, d.State) && (d.State != status.Ready || d.ToolCount > 0) }
 	if shows() {
 		return d
 	}

@@ -4,12 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
-	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // A huge text resource reaches the model cut, with a note; two prompts
@@ -41,7 +39,7 @@ func TestResourceCutAndPromptNameClash(t *testing.T) {
 	if len(text) >= len(big) || !strings.Contains(text, "[resource big://log cut: 262144 of 307200 bytes shown]") {
 		t.Errorf("read_resource gave %d bytes ending %q", len(text), text[max(0, len(text)-80):])
 	}
-	testutil.Eventually(t, 10*time.Second, "the prompts", func() bool { return len(rt.Prompts()) > 0 })
+	rt.awaitCatalog(t, "ex", "the prompts", func() bool { return len(rt.Prompts()) > 0 })
 	list := rt.Prompts()
 	if len(list) != 1 || list[0].Name != "mem__a_b" {
 		t.Fatalf("prompts = %+v, want one mem__a_b", list)
