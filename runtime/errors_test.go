@@ -138,6 +138,14 @@ func TestErrNeedsLogin(t *testing.T) {
 	if st := rt.waitFor(t, "web", status.NeedsAuth); st.ErrorKind != status.KindNeedsReauth {
 		t.Errorf("status %+v, want needs_auth", st)
 	}
+	// Later calls find the tool unregistered, and are told why.
+	_, err = rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})
+	if !errors.Is(err, ErrNeedsLogin) || !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("call while the server needs a login: %v, want it to match ErrNeedsLogin and ErrUnknownTool", err)
+	}
+	if _, err := rt.CallTool(context.Background(), "webx__echo", nil); errors.Is(err, ErrNeedsLogin) {
+		t.Errorf("call of another server's name: %v, must not match ErrNeedsLogin", err)
+	}
 }
 
 // TestErrServerDied: a restart that waits on a server actor which dies
