@@ -119,15 +119,13 @@ func (r *rebuild) apply(e events.Event) {
 			s.NextRetryAt = &at
 		}
 		if to != status.Ready {
-			s.PID = 0
+			s.PID = 0 // the pid goes with the state change after a SessionLost, not with the loss
 		}
 		if to != status.Authorizing {
 			s.AuthorizeURL = ""
 		}
 	case events.SessionStarted:
 		s.PID = e.PID
-	case events.SessionLost:
-		s.PID = 0
 	case events.ToolsChanged:
 		s.ToolCount = e.Count
 	case events.PromptsChanged:
