@@ -73,12 +73,13 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rebuilt, fromEvents := watchEvents(rt), "not_compared"
 	var callsOK, callsFailed, hung, violations, killed atomic.Int64
 	leakedProcesses, leakedGoroutines := -1, -1
 	// Whatever happens, one summary line, and nothing left running.
 	defer func() {
-		fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d\n",
-			killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load())
+		fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d status_from_events=%s\n",
+			killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load(), fromEvents)
 	}()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -262,6 +263,8 @@ func TestChaos(t *testing.T) {
 		}
 	}
 
+	running := rebuilt.settled(rt, 10*time.Second)
+
 	// A process frozen with SIGSTOP at shutdown is still stopped (SIGKILL
 	// acts on a stopped process).
 	for _, s := range rt.Status().Servers {
@@ -274,6 +277,11 @@ func TestChaos(t *testing.T) {
 	defer cancel()
 	if err := rt.Shutdown(ctx); err != nil {
 		t.Errorf("Shutdown: %v", err)
+	}
+	if final, err := rebuilt.finish(rt, 10*time.Second); err != nil {
+		t.Error(err)
+	} else {
+		fromEvents = rebuilt.verdict(t, running, final)
 	}
 	leakedProcesses = len(testutil.ProcessesWithMarker(marker))
 	leakedGoroutines = 0
