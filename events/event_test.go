@@ -147,7 +147,7 @@ func TestServerLogLevel(t *testing.T) {
 	for level, want := range map[string]slog.Level{
 		"debug": slog.LevelDebug, "info": slog.LevelInfo, "notice": slog.LevelInfo, "stderr": slog.LevelInfo,
 		"warning": slog.LevelWarn, "error": slog.LevelError, "critical": slog.LevelError,
-		"alert": slog.LevelError, "emergency": slog.LevelError, "shouting": slog.LevelError,
+		"alert": slog.LevelError, "emergency": slog.LevelError, "shouting": slog.LevelError, LevelUnknown: slog.LevelError,
 	} {
 		if got := (ServerLog{Level: level}).LogLevel(); got != want {
 			t.Errorf("LogLevel of %q = %v, want %v", level, got, want)

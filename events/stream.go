@@ -13,14 +13,25 @@ const (
 	TypeDropped   = "dropped"
 )
 
+// ServerLog levels that are not MCP's.
+const (
+	// LevelStderr is the level of a line of a stdio server's stderr.
+	LevelStderr = "stderr"
+	// LevelUnknown stands for a level MCP does not define: the server's
+	// own value is not passed on.
+	LevelUnknown = "unknown"
+)
+
 // ServerLog is one log line from a server: an MCP log notification or a
 // line of a stdio server's stderr. A Bus never keeps it in its history, so
 // a chatty server cannot push lifecycle events out of it; the emitter
 // rate-limits these at the source.
 type ServerLog struct {
 	Header
-	// Level is the MCP log level ("info", "warning", …); "stderr" for a
-	// stderr line.
+	// Level is the MCP log level ("debug", "info", "notice", "warning",
+	// "error", "critical", "alert", "emergency"); "unknown" for a level
+	// MCP does not define (the server's value is not passed on); "stderr"
+	// for a stderr line.
 	Level string
 	// Logger is the name the server gave its logger, scrubbed; empty for
 	// a stderr line or when it gave none.
@@ -34,13 +45,13 @@ func (ServerLog) Type() string { return TypeServerLog }
 
 // LogLevel is the slog level a log renders the line at: debug for
 // "debug", info for "info", "notice" and a stderr line, warn for
-// "warning", and error for "error" and above (and for a level MCP does
-// not define, so that nothing unknown is logged quietly).
+// "warning", and error for "error" and above (and for "unknown", a level
+// MCP does not define, so that nothing unknown is logged quietly).
 func (e ServerLog) LogLevel() slog.Level {
 	switch e.Level {
 	case "debug":
 		return slog.LevelDebug
-	case "info", "notice", "stderr":
+	case "info", "notice", LevelStderr:
 		return slog.LevelInfo
 	case "warning":
 		return slog.LevelWarn

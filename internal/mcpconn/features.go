@@ -102,11 +102,27 @@ func serverLog(emit func(events.Event), name string, logger *slog.Logger, gate *
 		}
 		emit(events.ServerLog{
 			Header: events.Header{Server: name},
-			Level:  string(p.Level),
+			Level:  logLevel(p.Level),
 			Logger: scrub.Line(p.Logger, maxLineBytes, false),
 			Text:   scrub.Line(data, maxLineBytes, false),
 		})
 	})
+}
+
+// mcpLevels are the log levels MCP defines (RFC 5424's severities).
+var mcpLevels = [...]mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevel is a server's log level as it may leave the connection: one of
+// mcpLevels, or events.LevelUnknown. The SDK passes a server's level
+// through unchecked, so any other value (a megabyte, a secret) is
+// replaced rather than passed on.
+func logLevel(l mcp.LoggingLevel) string {
+	for _, m := range mcpLevels {
+		if l == m {
+			return string(m)
+		}
+	}
+	return events.LevelUnknown
 }
 
 // serverLogLevel is the level asked of servers that log: what the host

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/loggate"
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // logRecords decodes a JSON log into its records.
@@ -100,5 +101,38 @@ func TestServerLogFloodIsRateLimited(t *testing.T) {
 	recs = logRecords(t, logs.String())[1:]
 	if len(recs) != 1 || recs[0]["msg"] != "server log messages suppressed" || recs[0]["suppressed"] != float64(1) {
 		t.Fatalf("at the end of the session the log got %v, want a count of 1 suppressed message", recs)
+	}
+}
+
+// A log message's level is one of MCP's eight or "unknown": the SDK passes
+// a server's level through unchecked, and a megabyte level that starts
+// with a learned secret must reach neither the event nor the log. The
+// logger name is scrubbed and bounded like the text.
+func TestServerLogLevelAndLoggerBounded(t *testing.T) {
+	const secret = "SECRET-TOKEN-123"
+	scrub := redact.New()
+	scrub.Learn(secret)
+	var got []events.ServerLog
+	emit := func(e events.Event) { got = append(got, e.(events.ServerLog)) }
+	huge := secret + strings.Repeat("x", 1<<20)
+	mcpLevels := []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+	for _, level := range append(mcpLevels, huge, "shouting", events.LevelStderr) {
+		serverLog(emit, "x", slog.New(slog.DiscardHandler), &loggate.Gate{}, scrub,
+			&mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: huge, Data: "hi"})
+	}
+	for i, e := range got {
+		want := events.LevelUnknown
+		if i < 8 {
+			want = mcpLevels[i]
+		}
+		if e.Level != want {
+			t.Errorf("message %d: level %.40q, want %q", i, e.Level, want)
+		}
+		if len(e.Logger) > maxLineBytes+len(redact.Truncated) || strings.Contains(e.Logger, secret) || !strings.HasSuffix(e.Logger, redact.Truncated) {
+			t.Errorf("message %d: logger of %d bytes (secret in it: %v), want it scrubbed and cut", i, len(e.Logger), strings.Contains(e.Logger, secret))
+		}
+	}
+	if len(got) != 11 {
+		t.Fatalf("%d events, want 11", len(got))
 	}
 }
