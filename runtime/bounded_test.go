@@ -16,8 +16,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/internal/redact"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -159,4 +162,42 @@ func TestRemoteAnswerOverItsBoundFailsCallsInFlight(t *testing.T) {
 	}
 	<-f.done
 	rt.waitBack(t, "big")
+}
+
+// A server's 4 MiB error message (here a tools/list error) leaves the
+// connection cut to redact.MaxErrorBytes: it becomes a state change of
+// that bound, not a 4 MiB event field kept in the history, every
+// subscriber's buffer and the status. The kind of the error is told as
+// before.
+func TestHugeServerErrorIsBounded(t *testing.T) {
+	big := strings.Repeat("E", 4<<20)
+	transport := func(config.Server) mcp.Transport {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "mem"}, nil)
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return nil, errors.New(big)
+				}
+				return next(ctx, method, req)
+			}
+		})
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+			t.Error(err)
+		}
+		return ct
+	}
+	srv := config.Server{Name: "mem", Type: config.TypeLocal, Command: []string{"x"}, Enabled: true}
+	rt := start(t, Options{transport: transport, Restart: RestartPolicy{Initial: time.Hour}}, srv)
+	sub := rt.subscribe(t, "mem")
+	e := testutil.Await(t, sub, 10*time.Second, "the failed start", func(e events.StateChanged) bool { return e.To != "starting" })
+	// The actor adds its context ("listing tools: …") to the bounded text.
+	const most = redact.MaxErrorBytes + len(redact.ErrorTruncated) + 256
+	if len(e.Error) > most || !strings.Contains(e.Error, redact.ErrorTruncated) || e.ErrorKind != status.KindConnectFailed {
+		t.Errorf("state %s, error kind %q, error of %d bytes (marked cut: %v), want kind %q and at most %d bytes, marked",
+			e.To, e.ErrorKind, len(e.Error), strings.Contains(e.Error, redact.ErrorTruncated), status.KindConnectFailed, most)
+	}
+	if st, _ := rt.board.Get("mem"); len(st.Error) > most {
+		t.Errorf("status error of %d bytes", len(st.Error))
+	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/netaddr"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/messages"
 )
 
@@ -193,8 +194,10 @@ func (a *Actor) handle(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if e := q.Get("error"); e != "" {
-		desc := q.Get("error_description")
-		if !a.deliver(messages.LoginResult{Err: fmt.Errorf("%w: the authorization server answered %q %s", oauthflow.ErrNeedsReauth, e, desc)}) {
+		// The description is the authorization server's, as long as it
+		// likes: it goes into the status and a LoginFailed event.
+		desc := redact.BoundError(q.Get("error_description"))
+		if !a.deliver(messages.LoginResult{Err: fmt.Errorf("%w: the authorization server answered %.64q %s", oauthflow.ErrNeedsReauth, e, desc)}) {
 			page(w, http.StatusConflict, "Login already handled", "This login is already over.")
 			return false
 		}

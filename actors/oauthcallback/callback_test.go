@@ -21,6 +21,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/messages"
 )
 
@@ -370,6 +371,25 @@ func TestErrorRedirectNeedsReauth(t *testing.T) {
 	}
 	if !strings.Contains(r.Err.Error(), "access_denied") {
 		t.Errorf("err = %v, want it to name access_denied", r.Err)
+	}
+	f.waitStopped()
+	f.assertClosed()
+}
+
+// An error redirect's error and description are the authorization
+// server's, as long as it likes: the login's error (its status and its
+// LoginFailed event) quotes them bounded.
+func TestErrorRedirectIsBounded(t *testing.T) {
+	f := newFixture(t)
+	f.spawn(f.request())
+	f.waitOpened()
+	long := strings.Repeat("d", 200<<10)
+	if status, body, _ := f.get(url.Values{"state": {testState}, "error": {long}, "error_description": {long}}); status != http.StatusOK {
+		t.Fatalf("status = %d, body %.200q; want 200", status, body)
+	}
+	r := f.waitResult()
+	if msg := r.Err.Error(); !errors.Is(r.Err, oauthflow.ErrNeedsReauth) || len(msg) > redact.MaxErrorBytes+len(redact.ErrorTruncated)+256 {
+		t.Fatalf("err of %d bytes (%.100s…), want ErrNeedsReauth within %d bytes", len(msg), msg, redact.MaxErrorBytes)
 	}
 	f.waitStopped()
 	f.assertClosed()

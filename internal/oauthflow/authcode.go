@@ -432,7 +432,7 @@ func (h *AuthCode) newSource(oc *oauth2.Config, tok *oauth2.Token) *tokenSource 
 		},
 		refused: func(err error) {
 			h.forgetToken()
-			h.cfg.Emit(events.RefreshRefused{Header: events.Header{Server: h.cfg.Server}, Error: h.cfg.Scrubber.String(err.Error())})
+			h.cfg.Emit(events.RefreshRefused{Header: events.Header{Server: h.cfg.Server}, Error: h.cfg.Scrubber.ErrorString(err.Error())})
 			if h.cfg.OnRefused != nil {
 				h.cfg.OnRefused(err)
 			}

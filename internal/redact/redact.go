@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Marker replaces every secret found.
@@ -184,13 +185,14 @@ func (s *Scrubber) Longest() int {
 	return 0
 }
 
-// Cut shortens an already scrubbed text to at most n bytes, and drops a
-// trailing beginning of any secret form whose rest fell past the cut.
+// Cut shortens an already scrubbed text to at most n bytes, on a UTF-8
+// boundary, and drops a trailing beginning of any secret form whose rest
+// fell past the cut.
 func (s *Scrubber) Cut(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
-	text = text[:n]
+	text = runeCut(text[:n])
 	snap := s.load()
 	if snap == nil {
 		return text
@@ -202,6 +204,18 @@ func (s *Scrubber) Cut(text string, n int) string {
 				break
 			}
 		}
+	}
+	return text
+}
+
+// runeCut drops the start of a UTF-8 sequence that a cut split from its
+// end.
+func runeCut(text string) string {
+	for range utf8.UTFMax - 1 {
+		if r, size := utf8.DecodeLastRuneInString(text); r != utf8.RuneError || size != 1 {
+			break
+		}
+		text = text[:len(text)-1]
 	}
 	return text
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -248,5 +249,28 @@ func BenchmarkLearnAfterWorstCase(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(s.load().forms)), "forms")
 		})
+	}
+}
+
+// An error's text leaves scrubbed and bounded, cut on a UTF-8 boundary
+// with a marker, and its chain still matches what it matched.
+func TestErrorTextIsBounded(t *testing.T) {
+	sentinel := errors.New("sentinel")
+	s := New("SECRET-VALUE-0123456789")
+	huge := "SECRET-VALUE-0123456789 " + strings.Repeat("é", 3<<20) // 2 bytes a rune: odd cuts split one
+	for _, off := range []int{0, 1} {
+		text := strings.Repeat("x", off) + huge
+		err := s.Error(fmt.Errorf("listing: %w: %w", sentinel, &jsonrpc.Error{Code: 7, Message: text}), sentinel)
+		msg := err.Error()
+		if len(msg) > MaxErrorBytes+len(ErrorTruncated) || !strings.HasSuffix(msg, ErrorTruncated) || !utf8.ValidString(msg) || strings.Contains(msg, "SECRET-VALUE") {
+			t.Errorf("error text of %d bytes (valid UTF-8 %v, marked %v), want at most %d, marked, scrubbed", len(msg), utf8.ValidString(msg), strings.HasSuffix(msg, ErrorTruncated), MaxErrorBytes+len(ErrorTruncated))
+		}
+		var rpc *jsonrpc.Error
+		if !errors.Is(err, sentinel) || !errors.As(err, &rpc) || rpc.Code != 7 || len(rpc.Message) > MaxErrorBytes+len(ErrorTruncated) {
+			t.Errorf("chain: Is sentinel %v, JSON-RPC error %v", errors.Is(err, sentinel), rpc != nil)
+		}
+	}
+	if got := BoundError("short"); got != "short" {
+		t.Errorf("BoundError(short) = %q", got)
 	}
 }
