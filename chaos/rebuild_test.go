@@ -135,7 +135,12 @@ func (r *rebuild) apply(e events.Event) {
 	case events.LoginCompleted, events.LoginFailed:
 		s.AuthorizeURL = ""
 	case events.RequestRefused:
-		s.RequestsRefused++
+		// Those held back at the source were counted by the board; a
+		// removed server's last count (no Method) is not a refusal.
+		s.RequestsRefused += e.Suppressed
+		if e.Method != "" {
+			s.RequestsRefused++
+		}
 	}
 }
 

@@ -30,7 +30,8 @@ type Options struct {
 	// DefaultBuffer (256). A subscriber that falls further behind misses
 	// events and gets one Dropped for them.
 	Buffer int
-	// History is how many lifecycle events (every type but ServerLog) the
+	// History is how many lifecycle events (every type but ServerLog and
+	// RequestRefused) the
 	// Bus keeps for subscribers that start from a sequence number;
 	// default DefaultHistory (1024).
 	History int
@@ -75,7 +76,8 @@ func NewBus(opts *Options) *Bus {
 }
 
 // Emit stamps e with the next Seq and the clock's Time, applies the
-// Reducer, keeps e in the history (unless it is a ServerLog) and hands it
+// Reducer, keeps e in the history (unless it is a ServerLog or a
+// RequestRefused) and hands it
 // to every subscriber whose filter it passes, without waiting for any of
 // them. Emit after Close still applies the Reducer, so status stays exact
 // through a shutdown, but no subscriber is left to see it.
@@ -93,7 +95,7 @@ func (b *Bus) Emit(e Event) {
 	if b.opts.Reducer != nil {
 		e = b.opts.Reducer(e)
 	}
-	if _, ok := e.(ServerLog); !ok {
+	if inHistory(e) {
 		if old := b.history.push(e); old != nil {
 			b.floor = old.Head().Seq + 1
 		}
@@ -101,6 +103,36 @@ func (b *Bus) Emit(e Event) {
 	for s := range b.subs {
 		s.offer(e)
 	}
+}
+
+// Tally applies the Reducer to e and nothing else: e takes no Seq (it is
+// stamped with the clock's Time and Seq 0), is not kept and reaches no
+// subscriber. It is for an event of a flood that its emitter rate-limits
+// (a refused request) but whose count the status must still see exactly;
+// the emitter says how many it tallied in the next event it emits. A nil
+// Bus discards e.
+func (b *Bus) Tally(e Event) {
+	if _, ok := e.(Dropped); ok || e == nil || b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e = e.stamp(0, b.opts.Now())
+	if b.opts.Reducer != nil {
+		b.opts.Reducer(e)
+	}
+}
+
+// inHistory reports whether e is a lifecycle event, kept in the history:
+// every type but the two a server can make as often as it likes (its
+// log lines, its refused requests), so that a chatty server cannot push
+// lifecycle events out of it. Both are rate-limited at their source.
+func inHistory(e Event) bool {
+	switch e.(type) {
+	case ServerLog, RequestRefused:
+		return false
+	}
+	return true
 }
 
 // Close ends every subscription: each Next returns what is still buffered

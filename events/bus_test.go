@@ -196,6 +196,44 @@ func TestServerLogStaysOutOfHistory(t *testing.T) {
 	empty(t, sub)
 }
 
+// A server refused 2000 times does not push another server's lifecycle
+// out of the history either.
+func TestRequestRefusedStaysOutOfHistory(t *testing.T) {
+	bus := NewBus(&Options{History: 4})
+	defer bus.Close()
+	bus.Emit(added("fs"))
+	for range 2000 {
+		bus.Emit(RequestRefused{Header: Header{Server: "chatty"}, Method: "sampling/createMessage", Limit: "rate"})
+	}
+	sub := bus.Subscribe(SubscribeOptions{From: 1})
+	defer sub.Close()
+	if e := next(t, sub); e.Type() != TypeServerAdded || e.Head().Seq != 1 {
+		t.Fatalf("first replayed %v, want the server_added that 2000 refusals did not push out", e)
+	}
+	empty(t, sub)
+}
+
+// Tally shows an event to the Reducer only: no Seq, no history, no
+// subscriber.
+func TestTallyReachesOnlyTheReducer(t *testing.T) {
+	var reduced []Event
+	bus := NewBus(&Options{Reducer: func(e Event) Event { reduced = append(reduced, e); return e }})
+	defer bus.Close()
+	sub := bus.Subscribe(SubscribeOptions{})
+	defer sub.Close()
+	bus.Tally(RequestRefused{Header: Header{Server: "fs"}, Method: "m", Limit: "rate"})
+	bus.Emit(added("fs"))
+	if len(reduced) != 2 || reduced[0].Type() != TypeRequestRefused || reduced[0].Head().Seq != 0 || reduced[0].Head().Time.IsZero() {
+		t.Fatalf("the reducer saw %v, want the tallied refusal (Seq 0, a time) then the added", reduced)
+	}
+	if e := next(t, sub); e.Type() != TypeServerAdded || e.Head().Seq != 1 {
+		t.Fatalf("the subscriber got %v, want only server_added #1", e)
+	}
+	empty(t, sub)
+	var nilBus *Bus
+	nilBus.Tally(added("fs"))
+}
+
 func TestServerFilter(t *testing.T) {
 	bus := NewBus(nil)
 	defer bus.Close()

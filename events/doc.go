@@ -16,7 +16,7 @@
 //	ActorPanicked                           a panic in the supervision tree
 //	ConfigSaved, ConfigRejected,
 //	ConfigLoaded                            the config file
-//	RequestRefused                          a server's request a limit refused
+//	RequestRefused                          a server's request a limit refused (not in history)
 //	ServerLog                               a server's log line (not in history)
 //	Dropped                                 events a subscriber missed
 //
@@ -57,7 +57,9 @@
 //
 // Each subscription has a bounded buffer. One that falls behind misses
 // events and, once it has read what it holds, gets one Dropped{N} in their
-// place. The Bus keeps the last lifecycle events (not ServerLog) so that a
-// subscriber can start From a sequence number; one that asks for more than
-// is kept gets a Dropped first.
+// place. The Bus keeps the last lifecycle events (not ServerLog, not
+// RequestRefused) so that a subscriber can start From a sequence number;
+// one that asks for more than is kept gets a Dropped first. A resumed
+// subscriber learns a server's count of refused requests from Status
+// (requests_refused), not from the history.
 package events

@@ -99,30 +99,49 @@ func (e ConfigLoaded) MarshalJSON() ([]byte, error) {
 func (e ConfigLoaded) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
 
 // RequestRefused says the runtime refused a request a server sent it
-// (sampling, elicitation) because a limit said no.
+// (sampling, elicitation) because a limit said no. A server can be
+// refused as often as it asks, so these are, like ServerLog, kept out of
+// the Bus's history and rate-limited at their source: each server's
+// first 100, then one a second; the status counts every refusal at once
+// all the same (see Bus.Tally), and the next one delivered says how many
+// were held back.
 type RequestRefused struct {
 	Header
-	// Method is the request's MCP method ("sampling/createMessage").
+	// Method is the request's MCP method ("sampling/createMessage");
+	// empty in the last word of a removed server, which only carries
+	// Suppressed.
 	Method string
-	// Limit names the limit that refused it ("max_in_flight",
-	// "no_handler").
+	// Limit names the limit that refused it ("max_concurrent",
+	// "max_bytes", "rate").
 	Limit string
+	// Suppressed is how many refusals of this server since the previous
+	// RequestRefused delivered were counted in the status but not
+	// delivered.
+	Suppressed int
 }
 
 // Type implements Event.
 func (RequestRefused) Type() string { return TypeRequestRefused }
 
 func (e RequestRefused) String() string {
-	return e.prefix() + fmt.Sprintf("refused %s (%s)", e.Method, e.Limit)
+	s := e.prefix() + fmt.Sprintf("refused %s (%s)", e.Method, e.Limit)
+	if e.Method == "" {
+		s = e.prefix() + "refused requests"
+	}
+	if e.Suppressed > 0 {
+		s += fmt.Sprintf(", %d more not shown", e.Suppressed)
+	}
+	return s
 }
 
 // MarshalJSON implements json.Marshaler.
 func (e RequestRefused) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		wireHeader
-		Method string `json:"method"`
-		Limit  string `json:"limit"`
-	}{e.wire(TypeRequestRefused), e.Method, e.Limit})
+		Method     string `json:"method,omitempty"`
+		Limit      string `json:"limit,omitempty"`
+		Suppressed int    `json:"suppressed,omitempty"`
+	}{e.wire(TypeRequestRefused), e.Method, e.Limit, e.Suppressed})
 }
 
 func (e RequestRefused) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }

@@ -93,6 +93,14 @@ func (l *eventLog) log(e events.Event) {
 			g = &loggate.Gate{Now: func() time.Time { return l.now }}
 			l.refusals[h.Server] = g
 		}
+		// The source held back e.Suppressed refusals by the same policy:
+		// the count logged next says them too.
+		g.Skip(e.Suppressed)
+		if e.Method == "" { // a removed server's last count
+			g.Flush(logger, refusalRecords)
+			delete(l.refusals, h.Server)
+			break
+		}
 		g.Log(logger, refusalRecords, func() {
 			logger.Warn("refused a request from a server", "method", e.Method, "limit", e.Limit)
 		})

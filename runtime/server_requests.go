@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/loggate"
 )
 
 // ServerRequestLimits bound the requests servers send the host that spend
@@ -23,7 +24,10 @@ import (
 // name and the limit, never the request; rate-limited per server like its
 // stderr: a burst of 100 records, then one a second, with a count of the
 // records suppressed) and counted in the server's status
-// (requests_refused, every refusal).
+// (requests_refused, every refusal). Its events.RequestRefused are
+// rate-limited the same way (a subscriber gets the burst, then one a
+// second saying how many were held back) and kept out of the events'
+// history: a resumed subscriber reads the count from Status.
 //
 // The zero value means the defaults; a negative field turns its limit off.
 // The limits apply only to a callback the host set: without one, requests
@@ -94,6 +98,11 @@ type requestGate struct {
 // serverRequests is one server's state.
 type serverRequests struct {
 	kinds map[string]*serverGate // by method
+	// shown rate-limits the server's RequestRefused events (the log
+	// gate's policy); held counts those tallied but not emitted since the
+	// last one emitted. Both under requestGate.mu.
+	shown *rate.Limiter
+	held  int
 }
 
 // serverGate is one server's state for one kind of request.
@@ -120,8 +129,12 @@ func (g *requestGate) server(name string) *serverRequests {
 // same name starts afresh.
 func (g *requestGate) forget(name string) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	if sr := g.servers[name]; sr != nil && sr.held > 0 {
+		// The last word: the refusals held back, for the log's count.
+		g.events.Emit(events.RequestRefused{Header: events.Header{Server: name}, Suppressed: sr.held})
+	}
 	delete(g.servers, name)
-	g.mu.Unlock()
 }
 
 // guard wraps a host callback (nil stays nil) with the limits for method;
@@ -187,9 +200,31 @@ func (g *requestGate) admit(server, method string, params any) (release func(), 
 }
 
 // refuse is the one place a refusal is reported: a RequestRefused event
-// (the board counts it, exactly; the log writes it, rate-limited) and the
-// error the server gets.
-func (g *requestGate) refuse(_ *serverRequests, server, method, limit string, code int64, why string) error {
-	g.events.Emit(events.RequestRefused{Header: events.Header{Server: server}, Method: method, Limit: limit})
+// and the error the server gets. A server can be refused as fast as it
+// asks, so its events are rate-limited here like its log lines (the
+// loggate policy): beyond that a refusal is only tallied, which the board
+// counts all the same (requests_refused stays exact), and the next event
+// emitted says how many were held back. Subscribers' buffers and the
+// log's are not flooded, and the history never holds them (events.Bus).
+func (g *requestGate) refuse(sr *serverRequests, server, method, limit string, code int64, why string) error {
+	e := events.RequestRefused{Header: events.Header{Server: server}, Method: method, Limit: limit}
+	g.mu.Lock()
+	if sr.shown == nil {
+		sr.shown = rate.NewLimiter(loggate.PerSecond, loggate.Burst)
+	}
+	shown := sr.shown.AllowN(g.limits.now(), 1)
+	if shown {
+		e.Suppressed, sr.held = sr.held, 0
+	} else {
+		sr.held++
+	}
+	// Emitted under the lock, so that a held-back count is said by the
+	// next event emitted and never overtaken by it.
+	if shown {
+		g.events.Emit(e)
+	} else {
+		g.events.Tally(e)
+	}
+	g.mu.Unlock()
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("the MCP host refused %s (limit %s): %s", method, limit, why)}
 }

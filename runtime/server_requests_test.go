@@ -353,7 +353,9 @@ func gateBus(clock func() time.Time, logger *slog.Logger) (*refusalBoard, *event
 			b.refusedBeforeRemoval = st.RequestsRefused
 		}
 		e = b.Apply(e)
-		l.log(e)
+		if e.Head().Seq != 0 { // tallied events reach no subscriber, so not the log
+			l.log(e)
+		}
 		return e
 	}})
 	bus.Emit(events.ServerAdded{Header: events.Header{Server: "a"}})
@@ -365,4 +367,59 @@ func gateBus(clock func() time.Time, logger *slog.Logger) (*refusalBoard, *event
 type refusalBoard struct {
 	*status.Board
 	refusedBeforeRemoval int
+}
+
+// TestRefusalFloodKeepsLifecycle: 2000 refused requests from one server
+// push no lifecycle event out of the history, flood no subscriber's buffer
+// (the source delivers the log gate's burst, then one a second saying how
+// many it held back) and are every one counted in the status.
+func TestRefusalFloodKeepsLifecycle(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	board, bus := gateBus(func() time.Time { return now }, slog.New(slog.DiscardHandler))
+	defer bus.Close()
+	live := bus.Subscribe(events.SubscribeOptions{Buffer: loggate.Burst + 10})
+	defer live.Close()
+	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }}, bus)
+	const flood = 2000
+	refuse := func() {
+		if _, err := g.admit("a", "sampling/createMessage", "too large"); err == nil {
+			t.Fatal("a request over MaxBytes went through")
+		}
+	}
+	for range flood {
+		refuse()
+	}
+	now = now.Add(time.Second)
+	refuse()
+	bus.Emit(events.StateChanged{Header: events.Header{Server: "a"}, To: string(status.Ready)})
+
+	nextEvent := func(sub *events.Subscription) events.Event {
+		return testutil.AwaitEvent(t, sub, 5*time.Second, "the next event", func(events.Event) bool { return true })
+	}
+	resumed := bus.Subscribe(events.SubscribeOptions{From: 1})
+	defer resumed.Close()
+	for _, want := range []string{events.TypeServerAdded, events.TypeStateChanged, events.TypeStateChanged} {
+		if e := nextEvent(resumed); e.Type() != want {
+			t.Fatalf("resumed from 1: got %s, want %s (refusals must not push lifecycle out of the history)", e, want)
+		}
+	}
+	var refusals, held int
+	for {
+		e := nextEvent(live)
+		if r, ok := e.(events.RequestRefused); ok {
+			refusals++
+			held += r.Suppressed
+			continue
+		}
+		if e.Type() != events.TypeStateChanged {
+			t.Fatalf("live: got %s, want the refusals then the state change", e)
+		}
+		break
+	}
+	if refusals != loggate.Burst+1 || refusals+held != flood+1 {
+		t.Errorf("a subscriber got %d refusals saying %d more held back, want the burst of %d and one, saying %d", refusals, held, loggate.Burst, flood+1-refusals)
+	}
+	if st, _ := board.Get("a"); st.RequestsRefused != flood+1 {
+		t.Errorf("requests_refused = %d, want every refusal: %d", st.RequestsRefused, flood+1)
+	}
 }

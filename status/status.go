@@ -97,7 +97,9 @@ type Server struct {
 //   - ToolCount and PromptCount from ToolsChanged and PromptsChanged;
 //   - AuthorizeURL from LoginRequired, cleared when the login ends or the
 //     state leaves authorizing;
-//   - RequestsRefused counts RequestRefused;
+//   - RequestsRefused counts RequestRefused, emitted or tallied (the one
+//     without a Method, a removed server's count of events held back,
+//     is not a refusal);
 //   - ConfigError from ConfigRejected, cleared by ConfigSaved and
 //     ConfigLoaded;
 //   - StderrTail is read live, when the status is, from the tail lookup
@@ -154,7 +156,9 @@ func (b *Board) Apply(e events.Event) events.Event {
 	case events.LoginCompleted, events.LoginFailed:
 		s.AuthorizeURL = ""
 	case events.RequestRefused:
-		s.RequestsRefused++
+		if e.Method != "" { // not a removed server's last count
+			s.RequestsRefused++
+		}
 	}
 	return e
 }

@@ -126,14 +126,17 @@ func TestApplyConfigError(t *testing.T) {
 	}
 }
 
-// RequestsRefused counts every refusal and survives state changes; the
+// RequestsRefused counts every refusal (a count of held-back ones, which
+// the board counted when they were tallied, is none) and survives state
+// changes; the
 // authorize URL lives while the login waits.
 func TestApplyRefusalsAndLogin(t *testing.T) {
 	f := newFeed(nil)
 	f.apply(events.ServerAdded{Header: hdr("a")})
 	f.apply(state("a", "starting"))
-	f.apply(events.RequestRefused{Header: hdr("a")})
-	f.apply(events.RequestRefused{Header: hdr("a")})
+	f.apply(events.RequestRefused{Header: hdr("a"), Method: "sampling/createMessage", Limit: "rate"})
+	f.apply(events.RequestRefused{Header: hdr("a"), Method: "sampling/createMessage", Limit: "rate"})
+	f.apply(events.RequestRefused{Header: hdr("a"), Suppressed: 5}) // a last count, not a refusal
 	f.apply(events.LoginRequired{Header: hdr("a"), AuthorizeURL: "http://as/authorize"})
 	f.apply(state("a", "authorizing"))
 	if s, _ := f.b.Get("a"); s.RequestsRefused != 2 || s.AuthorizeURL != "http://as/authorize" || s.State != Authorizing {

@@ -47,6 +47,18 @@ func (g *Gate) Log(logger *slog.Logger, what string, log func()) {
 	}
 }
 
+// Skip counts n records as suppressed without offering them: records an
+// emitter already held back by the same policy, so that the count the log
+// gives next still says them.
+func (g *Gate) Skip(n int) {
+	if n <= 0 {
+		return
+	}
+	g.mu.Lock()
+	g.suppressed += n
+	g.mu.Unlock()
+}
+
 // Flush logs how many records were suppressed since the last one logged,
 // if any, and resets the count: when the server's session ends, or the
 // server goes.
