@@ -162,3 +162,24 @@ func TestConfigEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestStderrLineIsAnEvent: a line a server writes on stderr reaches a
+// subscriber as a server_log of level stderr, and the log (its one
+// writer, the event log) has it once.
+func TestStderrLineIsAnEvent(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	rt.waitReady(t, "ex")
+	sub := rt.subscribe(t, "ex")
+	const line = "a line for the stream 7f3a"
+	mustCall(t, rt, "ex__stderr", map[string]any{"text": line})
+	e := testutil.Await(t, sub, 10*time.Second, "the stderr line", func(e events.ServerLog) bool { return strings.Contains(e.Text, line) })
+	if e.Level != events.LevelStderr || e.Text != line || e.Logger != "" {
+		t.Errorf("stderr line as %#v, want level stderr and the line as its text", e)
+	}
+	if err := rt.Shutdown(t.Context()); err != nil { // the log has written every event
+		t.Fatal(err)
+	}
+	if n := strings.Count(rt.logs.String(), line); n != 1 {
+		t.Errorf("the log has the line %d times, want once:\n%s", n, rt.logs.String())
+	}
+}

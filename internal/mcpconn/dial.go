@@ -133,7 +133,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	logger = redact.Logger(logger, scrub)
 	opts.Logger = logger
 	tailMark := tail.mark()
-	stderr := newStderrWriter(logger, tail, scrub)
+	stderr := newStderrWriter(logger, opts.Emit, srv.Name, tail, scrub)
 	var (
 		proc      *stdioTransport
 		tap       *wireTap

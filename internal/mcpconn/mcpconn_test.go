@@ -42,14 +42,19 @@ func TestMergeEnv(t *testing.T) {
 
 func TestStderrWriterLinesAndTail(t *testing.T) {
 	var logs strings.Builder
+	var emitted stderrEvents
 	tail := &Tail{}
-	w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, redact.New("hunter2-secret"))
+	w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), emitted.emit, "s", tail, redact.New("hunter2-secret"))
 	fmt.Fprint(w, "first li")
 	fmt.Fprint(w, "ne\r\nsecond hunter2-secret\n")
 	fmt.Fprint(w, "no newline")
 	w.flush()
-	if got, want := tail.Lines(), []string{"first line", "second [redacted]", "no newline"}; !slices.Equal(got, want) {
+	want := []string{"first line", "second [redacted]", "no newline"}
+	if got := tail.Lines(); !slices.Equal(got, want) {
 		t.Fatalf("tail = %q, want %q", got, want)
+	}
+	if got := emitted.texts(t, "s"); !slices.Equal(got, want) {
+		t.Fatalf("stderr events = %q, want %q", got, want)
 	}
 	if strings.Contains(logs.String(), "hunter2-secret") {
 		t.Fatalf("secret logged: %s", logs.String())
@@ -79,8 +84,9 @@ func TestStderrSecretAtTheCut(t *testing.T) {
 	for _, split := range []int{0, 1, len(secret) / 2, len(secret) - 1} {
 		for _, offset := range []int{-len(secret) + 1, -5, -1, 0} {
 			var logs strings.Builder
+			var lines stderrEvents
 			tail := &Tail{}
-			w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), tail, redact.New(secret))
+			w := newStderrWriter(slog.New(slog.NewTextHandler(&logs, nil)), lines.emit, "s", tail, redact.New(secret))
 			line := strings.Repeat("y", maxLineBytes+offset) + secret + strings.Repeat("z", 100)
 			cut := maxLineBytes + offset + split
 			fmt.Fprint(w, line[:cut])
@@ -91,8 +97,8 @@ func TestStderrSecretAtTheCut(t *testing.T) {
 					t.Fatalf("offset %d split %d: the line shows %d bytes of the secret: %q", offset, split, k, got[len(got)-40:])
 				}
 			}
-			if strings.Contains(logs.String(), secret[:8]) {
-				t.Fatalf("offset %d split %d: secret prefix logged", offset, split)
+			if strings.Contains(logs.String(), secret[:8]) || strings.Contains(strings.Join(lines.texts(t, "s"), "\n"), secret[:8]) {
+				t.Fatalf("offset %d split %d: secret prefix logged or emitted", offset, split)
 			}
 		}
 	}
@@ -102,7 +108,7 @@ func TestStderrSecretAtTheCut(t *testing.T) {
 // is gone after stop, grandchild included.
 func TestStopKillsStubbornGroup(t *testing.T) {
 	tail := &Tail{}
-	w := newStderrWriter(slog.New(slog.DiscardHandler), tail, nil)
+	w := newStderrWriter(slog.New(slog.DiscardHandler), nil, "s", tail, nil)
 	script := `trap "" TERM; sleep 300 & echo started >&2; while :; do sleep 1; done`
 	tr := newStdioTransport([]string{"/bin/sh", "-c", script}, map[string]string{testutil.MarkerEnv: marker}, w, 100*time.Millisecond, func(f func()) { go f() }, nil)
 	if _, err := tr.Connect(context.Background()); err != nil {
@@ -219,7 +225,7 @@ func TestCancelledDialRacesLeaveNothing(t *testing.T) {
 // earlier session of the same server.
 func TestDialErrorQuotesOnlyItsOwnStderr(t *testing.T) {
 	tail := &Tail{}
-	newStderrWriter(slog.New(slog.DiscardHandler), tail, nil).Write([]byte("from an earlier session\n"))
+	newStderrWriter(slog.New(slog.DiscardHandler), nil, "s", tail, nil).Write([]byte("from an earlier session\n"))
 	_, err := testDial(context.Background(), Options{Server: server("/nonexistent/cmd"), Tail: tail})
 	if err == nil || strings.Contains(err.Error(), "earlier session") {
 		t.Fatalf("err = %v, want no quote of an earlier session's stderr", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,22 +30,51 @@ func logRecords(t *testing.T, logs string) []map[string]any {
 	return out
 }
 
-// A stderr flood reaches the log as a burst, then one line a second, with
-// a count of what was suppressed; the tail keeps the newest lines. The
-// clock is the test's: nothing sleeps.
+// stderrEvents collects the stderr lines a stderrWriter emits.
+type stderrEvents struct {
+	mu     sync.Mutex
+	events []events.Event
+}
+
+func (s *stderrEvents) emit(e events.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+}
+
+// texts returns the lines emitted, each checked to be a ServerLog of
+// server at level stderr.
+func (s *stderrEvents) texts(t *testing.T, server string) []string {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, e := range s.events {
+		l, ok := e.(events.ServerLog)
+		if !ok || l.Level != events.LevelStderr || l.Server != server || l.Logger != "" {
+			t.Fatalf("a stderr line emitted %#v, want a ServerLog of %q at level stderr", e, server)
+		}
+		out = append(out, l.Text)
+	}
+	return out
+}
+
+// A stderr flood becomes events as a burst, then one line a second, with
+// a count of what was suppressed in the log; the tail keeps the newest
+// lines. The clock is the test's: nothing sleeps.
 func TestStderrFloodIsRateLimitedInTheLog(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	tail := &Tail{}
 	tail.logs.Now = func() time.Time { return now }
 	var logs strings.Builder
-	w := newStderrWriter(slog.New(slog.NewJSONHandler(&logs, nil)), tail, nil)
+	var emitted stderrEvents
+	w := newStderrWriter(slog.New(slog.NewJSONHandler(&logs, nil)), emitted.emit, "f", tail, nil)
 	const flood = 10_000
 	for i := range flood {
 		fmt.Fprintf(w, "flood %d\n", i)
 	}
-	recs := logRecords(t, logs.String())
-	if len(recs) != loggate.Burst {
-		t.Fatalf("a flood of %d lines logged %d records, want the burst of %d", flood, len(recs), loggate.Burst)
+	if n := len(emitted.texts(t, "f")); n != loggate.Burst || logs.Len() != 0 {
+		t.Fatalf("a flood of %d lines emitted %d lines and logged %q, want the burst of %d and nothing logged", flood, n, logs.String(), loggate.Burst)
 	}
 	lines := tail.Lines()
 	if len(lines) != TailLines || lines[TailLines-1] != fmt.Sprintf("flood %d", flood-1) {
@@ -53,13 +83,15 @@ func TestStderrFloodIsRateLimitedInTheLog(t *testing.T) {
 
 	now = now.Add(time.Second) // one more line may pass
 	fmt.Fprint(w, "after a second\nand one too many\n")
-	recs = logRecords(t, logs.String())[loggate.Burst:]
-	if len(recs) != 2 || recs[0]["msg"] != "server stderr lines suppressed" || recs[0]["suppressed"] != float64(flood-loggate.Burst) ||
-		recs[1]["line"] != "after a second" {
-		t.Fatalf("after a second the log got %v, want the count of %d suppressed lines, then the line", recs, flood-loggate.Burst)
+	recs := logRecords(t, logs.String())
+	if len(recs) != 1 || recs[0]["msg"] != "server stderr lines suppressed" || recs[0]["suppressed"] != float64(flood-loggate.Burst) {
+		t.Fatalf("after a second the log got %v, want the count of %d suppressed lines", recs, flood-loggate.Burst)
+	}
+	if got := emitted.texts(t, "f"); len(got) != loggate.Burst+1 || got[loggate.Burst] != "after a second" {
+		t.Fatalf("after a second %d lines were emitted, the last %q, want the line after a second", len(got), got[len(got)-1])
 	}
 	w.flush() // the last suppressed line is counted when the connection ends
-	recs = logRecords(t, logs.String())[loggate.Burst+2:]
+	recs = logRecords(t, logs.String())[1:]
 	if len(recs) != 1 || recs[0]["suppressed"] != float64(1) {
 		t.Fatalf("at the end the log got %v, want a count of 1 suppressed line", recs)
 	}
@@ -97,7 +129,7 @@ func TestServerLogFloodIsRateLimited(t *testing.T) {
 	if last := got[len(got)-1]; len(got) != loggate.Burst+1 || last.Text != "after a second" || last.Level != "warning" || last.Server != "f" {
 		t.Fatalf("after a second the events end with %+v (%d events), want the one message of f after a second", last, len(got))
 	}
-	newStderrWriter(logger, tail, nil).flush() // the session ends
+	newStderrWriter(logger, nil, "f", tail, nil).flush() // the session ends
 	recs = logRecords(t, logs.String())[1:]
 	if len(recs) != 1 || recs[0]["msg"] != "server log messages suppressed" || recs[0]["suppressed"] != float64(1) {
 		t.Fatalf("at the end of the session the log got %v, want a count of 1 suppressed message", recs)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/loggate"
 	"github.com/openprogram/mcpvisor/internal/redact"
 )
@@ -88,11 +89,14 @@ func (t *Tail) add(line string) {
 }
 
 // stderrWriter splits a server's stderr into lines, removes every known
-// secret from each, logs it tagged with the server's name (rate-limited,
-// see loggate) and keeps it in the tail. A server that echoes its
-// environment must not leak it.
+// secret from each, emits it as a ServerLog of level events.LevelStderr
+// (rate-limited, see loggate: the runtime's log is the one writer of the
+// line, and a subscriber sees it too) and keeps it in the tail. A server
+// that echoes its environment must not leak it.
 type stderrWriter struct {
-	logger *slog.Logger
+	logger *slog.Logger // for the counts of lines kept back
+	emit   func(events.Event)
+	name   string
 	tail   *Tail
 	scrub  *redact.Scrubber
 
@@ -101,8 +105,13 @@ type stderrWriter struct {
 	discarding bool // the rest of a too-long line is dropped
 }
 
-func newStderrWriter(logger *slog.Logger, tail *Tail, scrub *redact.Scrubber) *stderrWriter {
-	return &stderrWriter{logger: logger, tail: tail, scrub: scrub}
+// newStderrWriter returns the stderr writer of server name; a nil emit
+// discards the lines' events.
+func newStderrWriter(logger *slog.Logger, emit func(events.Event), name string, tail *Tail, scrub *redact.Scrubber) *stderrWriter {
+	if emit == nil {
+		emit = func(events.Event) {}
+	}
+	return &stderrWriter{logger: logger, emit: emit, name: name, tail: tail, scrub: scrub}
 }
 
 func (w *stderrWriter) Write(p []byte) (int, error) {
@@ -120,14 +129,14 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 		}
 		if i < 0 {
 			if !w.discarding && len(w.partial) >= maxLineBytes+w.scrub.Longest() {
-				w.emit(w.partial, true)
+				w.line(w.partial, true)
 				w.partial = w.partial[:0]
 				w.discarding = true
 			}
 			break
 		}
 		if !w.discarding {
-			w.emit(w.partial, false)
+			w.line(w.partial, false)
 		}
 		w.partial = w.partial[:0]
 		w.discarding = false
@@ -143,7 +152,7 @@ func (w *stderrWriter) flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.partial) > 0 && !w.discarding {
-		w.emit(w.partial, false)
+		w.line(w.partial, false)
 	}
 	w.partial = nil
 	w.discarding = false
@@ -151,9 +160,12 @@ func (w *stderrWriter) flush() {
 	w.tail.serverLogs.Flush(w.logger, serverLogRecords)
 }
 
-// emit logs and keeps one line, scrubbed and bounded (redact.Scrubber.Line).
-func (w *stderrWriter) emit(b []byte, tooLong bool) {
+// line emits and keeps one line, scrubbed and bounded
+// (redact.Scrubber.Line).
+func (w *stderrWriter) line(b []byte, tooLong bool) {
 	line := w.scrub.Line(strings.TrimRight(string(b), "\r"), maxLineBytes, tooLong)
 	w.tail.add(line)
-	w.tail.logs.Log(w.logger, stderrRecords, func() { w.logger.Info("server stderr", "line", line) })
+	w.tail.logs.Log(w.logger, stderrRecords, func() {
+		w.emit(events.ServerLog{Header: events.Header{Server: w.name}, Level: events.LevelStderr, Text: line})
+	})
 }
