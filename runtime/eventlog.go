@@ -105,7 +105,7 @@ func (l *eventLog) log(e events.Event) {
 			logger.Warn("refused a request from a server", "method", e.Method, "limit", e.Limit)
 		})
 	case events.ServerLog:
-		if e.Level == "stderr" {
+		if e.Level == events.LevelStderr {
 			logger.Info("server stderr", "line", e.Text)
 			break
 		}
