@@ -216,7 +216,15 @@ func ask[T any](ctx context.Context, r *Runtime, msg messages.ManagerRequest, re
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	case <-r.managerDone:
-		return zero, ErrShuttingDown
+		// The manager may have answered just before it stopped: select
+		// picks among ready cases at random, so look at the reply once
+		// more rather than fail an operation that completed.
+		select {
+		case v := <-reply:
+			return v, nil
+		default:
+			return zero, ErrShuttingDown
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -235,5 +236,25 @@ func TestStartupTurnReadsAndShowsTheFile(t *testing.T) {
 	rt.waitState(t, "later", status.Disabled)
 	if d, _ := rt.Server("later"); d.Enabled || d.TimeoutSeconds != 9 {
 		t.Fatalf("later shows enabled=%v timeout=%d, want the file's false and 9", d.Enabled, d.TimeoutSeconds)
+	}
+}
+
+// TestAskPrefersTheAnswerToShutdown: an operation the manager answered
+// just before it stopped returns its answer, not ErrShuttingDown. Both
+// the reply and managerDone are ready before ask waits, the one order in
+// which select would pick either at random: over 200 asks the answer
+// must win every time.
+func TestAskPrefersTheAnswerToShutdown(t *testing.T) {
+	system := actor.NewActorSystem()
+	defer system.Shutdown()
+	done := make(chan struct{})
+	close(done)
+	r := &Runtime{system: system, manager: system.NewLocalPID("gone"), managerDone: done, stopWatch: make(chan struct{})}
+	for i := range 200 {
+		reply := make(chan messages.ReloadResult, 1)
+		reply <- messages.ReloadResult{}
+		if _, err := ask(t.Context(), r, messages.Reload{Reply: reply}, reply); err != nil {
+			t.Fatalf("ask %d: %v, want the manager's answer", i, err)
+		}
 	}
 }
