@@ -59,7 +59,6 @@ type Runtime struct {
 	config  atomic.Pointer[config.File] // the configured servers, published by the manager
 	tails   actors.Tails                // each server's stderr tail, read by the board
 	logDone chan struct{}               // closed when the log subscriber ended
-	logged  atomic.Uint64               // Seq of the last event the log wrote (tests wait on it)
 
 	managerDone  chan struct{}
 	shutdownOnce sync.Once
