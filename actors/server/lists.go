@@ -96,7 +96,7 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 		// itself is not lost.
 		a.logger.Warn("listing after a change failed; keeping the previous list and retrying", "list", r.list, "error", r.err)
 		root, self, gen, list := c.ActorSystem().Root, c.Self(), a.gen, r.list
-		time.AfterFunc(relistRetry, func() { root.Send(self, messages.ListChanged{Gen: gen, List: list}) })
+		a.deps.AfterFunc(relistRetry, func() { root.Send(self, messages.ListChanged{Gen: gen, List: list}) })
 	case r.list == mcpconn.ListTools:
 		a.register(conn, r.tools)
 	case r.list == mcpconn.ListPrompts:

@@ -34,6 +34,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cenkalti/backoff/v5"
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/actors"
@@ -93,7 +94,7 @@ type Actor struct {
 	// current timer's retryNow from a cancelled one's.
 	backoff    *backoff.ExponentialBackOff
 	recovering bool
-	retryTimer *time.Timer
+	retryTimer clockwork.Timer
 	retryToken uint64
 	readySince time.Time
 	stopping   bool // children's Terminated during our own stop are expected
@@ -308,7 +309,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	// them before the state changes), so a registered tool always belongs
 	// to a server that shows ready.
 	a.st.Error, a.st.ErrorKind = "", ""
-	a.readySince = time.Now()
+	a.readySince = a.deps.Now()
 	a.recovering = false
 	a.setState(status.Ready)
 	if err := a.deps.Registry.SetServer(a.cfg.Name, list); err != nil {
@@ -419,7 +420,7 @@ func (a *Actor) executor(original string) tools.ExecutorFunc {
 // fills in From and Restarts).
 func (a *Actor) setState(s status.State) {
 	if a.st.State != s {
-		a.st.Since = time.Now()
+		a.st.Since = a.deps.Now()
 	}
 	a.st.State = s
 	a.st.Ready = s == status.Ready
