@@ -256,7 +256,9 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	firstRedirect := storedLogin(t, dir, "web").Client.RedirectURI
 
 	b := &browser{}
-	rt := startIn(t, dir, Options{OpenURL: b.open, Restart: RestartPolicy{Initial: 10 * time.Millisecond}})
+	opts := Options{OpenURL: b.open}
+	clock := fakeClock(&opts)
+	rt := startIn(t, dir, opts)
 	rt.waitFor(t, "web", status.Ready)
 	as.with(func(a *authServer) { a.refuseRefresh = true })
 	as.revokeAccess()
@@ -269,7 +271,10 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	if st.ErrorKind != status.KindNeedsReauth || st.NextRetryAt != nil {
 		t.Errorf("status %+v, want needs_reauth and no retry", st)
 	}
-	time.Sleep(200 * time.Millisecond) // twenty backoff periods: nothing may retry
+	rt.settle(t, "manager/web")
+	noTimers(t, clock) // nothing may retry
+	clock.Advance(time.Hour)
+	rt.settle(t, "manager/web")
 	if st := mustStatus(t, rt, "web"); st.State != status.NeedsAuth || b.opens() != 0 {
 		t.Fatalf("after a refused refresh: state %s, browser opened %d times", st.State, b.opens())
 	}
@@ -400,14 +405,28 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 	if err := rt.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rt2 := startIn(t, writeServers(t, t.TempDir(), as.server("web")), Options{OpenURL: b.open, LoginTimeout: 300 * time.Millisecond,
-		Restart: RestartPolicy{Initial: 10 * time.Millisecond}})
-	st = rt2.waitFor(t, "web", status.NeedsAuth)
+	opts := Options{OpenURL: b.open, LoginTimeout: 300 * time.Millisecond}
+	clock := fakeClock(&opts)
+	rt2 := startIn(t, writeServers(t, t.TempDir(), as.server("web")), opts)
+	// Each login the dial asks for times out as the clock passes its
+	// timeout; the server ends in needs_auth.
+	waitUntilWithin(t, 30*time.Second, "web needs_auth after its logins timed out", func() bool {
+		if st, _ = rt2.board.Get("web"); st.State == status.NeedsAuth {
+			return true
+		}
+		if pending(clock) {
+			clock.Advance(opts.LoginTimeout)
+		}
+		return false
+	})
 	if st.ErrorKind != status.KindNeedsReauth || !strings.Contains(st.Error, "cancelled") {
 		t.Errorf("timed-out login: %+v", st)
 	}
 	opens := b.opens()
-	time.Sleep(200 * time.Millisecond)
+	rt2.settle(t, "manager/web")
+	noTimers(t, clock) // nothing may retry
+	clock.Advance(time.Hour)
+	rt2.settle(t, "manager/web")
 	if b.opens() != opens || mustStatus(t, rt2, "web").State != status.NeedsAuth {
 		t.Error("a timed-out login was retried by itself")
 	}

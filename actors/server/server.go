@@ -355,6 +355,7 @@ func (a *Actor) withdraw() {
 // Stop, which is a system message) must not be taken for a live session.
 func (a *Actor) stopSession(c actor.Context) {
 	a.stopLogin(c) // a login belongs to the session that asked for it
+	a.stopRelists()
 	if a.session != nil {
 		c.Stop(a.session)
 		a.draining, a.session = a.session, nil
