@@ -12,7 +12,7 @@ import (
 )
 
 // Tests of what the lifecycle timers do (restart backoff, respawn, login
-// timeout) run them on a fake clock: they wait for a timer to be set and
+// timeout, a dial's timeout_seconds) run them on a fake clock: they wait for a timer to be set and
 // advance the clock past it, instead of waiting real time, and they prove
 // that nothing will retry by showing that no timer is pending.
 
@@ -40,20 +40,20 @@ func waitTimers(t *testing.T, fc *clockwork.FakeClock, n int) {
 // advanceTo moves fc to at (a next_retry_at), firing the timers due by then.
 func advanceTo(fc *clockwork.FakeClock, at time.Time) { fc.Advance(at.Sub(fc.Now())) }
 
-// pending reports whether a timer is pending on fc.
-func pending(fc *clockwork.FakeClock) bool {
+// pending reports whether at least n timers are pending on fc.
+func pending(fc *clockwork.FakeClock, n int) bool {
 	// With a context that is already done, BlockUntilContext answers at
-	// once: nil if at least one timer is pending.
+	// once: nil if at least n timers are pending.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	return fc.BlockUntilContext(ctx, 1) == nil
+	return fc.BlockUntilContext(ctx, n) == nil
 }
 
 // noTimers fails the test if a timer is pending on fc: nothing is
 // scheduled to happen by itself, however long one waits.
 func noTimers(t *testing.T, fc *clockwork.FakeClock) {
 	t.Helper()
-	if pending(fc) {
+	if pending(fc, 1) {
 		t.Fatal("a timer is pending: something will happen by itself")
 	}
 }

@@ -340,12 +340,19 @@ func TestOAuthLoginDoesNotBlockStartup(t *testing.T) {
 	b := &browser{stay: true}
 	web := as.server("web")
 	web.TimeoutSeconds = 1
-	rt := start(t, Options{OpenURL: b.open}, web, exampleServer("other"))
+	opts := Options{OpenURL: b.open}
+	clock := fakeClock(&opts)
+	rt := start(t, opts, web, exampleServer("other"))
 	rt.waitFor(t, "web", status.Authorizing)
 	if st := rt.waitFor(t, "other", status.Ready, status.Failed); st.State != status.Ready {
 		t.Fatalf("other = %+v", st)
 	}
-	time.Sleep(1500 * time.Millisecond) // past web's timeout_seconds: the login still waits
+	waitTimers(t, clock, 1) // the login's own timeout
+	if pending(clock, 2) {
+		t.Fatal("web's dial deadline runs while its login waits")
+	}
+	clock.Advance(1500 * time.Millisecond) // past web's timeout_seconds: the login still waits
+	rt.settle(t, "manager/web")
 	if st := mustStatus(t, rt, "web"); st.State != status.Authorizing {
 		t.Errorf("a login was cut by the connect timeout: %+v", st)
 	}
@@ -414,7 +421,7 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 		if st, _ = rt2.board.Get("web"); st.State == status.NeedsAuth {
 			return true
 		}
-		if pending(clock) {
+		if pending(clock, 1) {
 			clock.Advance(opts.LoginTimeout)
 		}
 		return false
