@@ -29,13 +29,16 @@ demo:
 	./bin/demo
 
 # Runtime.CallTool against a direct go-sdk ClientSession.CallTool on the same
-# example server, printed side by side with the ratio; then readiness,
+# example server, printed side by side with the ratio, and CallTool and
+# SIGKILL-to-ready alone against with a subscriber that never reads; then readiness,
 # recovery, shutdown, concurrency and a 10 000-server startup.
 bench:
 	@mkdir -p bin
-	$(GO) test -run '^$$' -bench 'BenchmarkCallTool' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkCallTool$$' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkCallToolSubscriber' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkRecoverySubscriber' -count 5 -benchtime 1x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/
-	$(GO) test -run '^$$' -bench 'BenchmarkRecovery|BenchmarkShutdown50' -count 3 -benchtime 1x ./runtime/
+	$(GO) test -run '^$$' -bench 'BenchmarkRecovery$$|BenchmarkShutdown50' -count 3 -benchtime 1x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkConcurrentCalls' -count 3 -benchtime 5x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkStartup10k' -count 3 -benchtime 1x ./runtime/
 	$(GO) run ./internal/benchratio < bin/bench.txt

@@ -126,6 +126,9 @@ func TestErrNeedsLogin(t *testing.T) {
 	dir := loggedIn(t, as)
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open, Restart: RestartPolicy{Initial: 10 * time.Millisecond}})
 	rt.waitFor(t, "web", status.Ready)
+	// Ready shows before the tools are registered (a registered tool
+	// always belongs to a ready server, not the other way round).
+	waitUntilWithin(t, 10*time.Second, "web__echo registered", func() bool { _, ok := rt.Registry().Get("web__echo"); return ok })
 	as.with(func(a *authServer) { a.refuseRefresh = true })
 	as.revokeAccess()
 	_, err := rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})

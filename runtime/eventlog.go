@@ -39,6 +39,7 @@ func (r *Runtime) logEvents(sub *events.Subscription, done chan<- struct{}) {
 			return // the Bus closed and everything it held was logged
 		}
 		l.log(e)
+		r.logged.Store(e.Head().Seq)
 	}
 }
 

@@ -36,6 +36,7 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
 //	GET    /api/mcp/prompts                  {"prompts": [...]}
 //	POST   /api/mcp/prompts/{name}/get       {"arguments": {"k": "v"}} → the messages
+//	GET    /api/mcp/events                   Server-Sent Events (see http_events.go)
 //
 // The debug routes are not part of it: see DebugHandler.
 //
@@ -76,6 +77,7 @@ func (r *Runtime) Handler() http.Handler {
 	handleFor("POST /api/mcp/tools/{name}/call", r.toolBudget, r.handleCallTool)
 	handle("GET /api/mcp/prompts", r.handleListPrompts)
 	handleFor("POST /api/mcp/prompts/{name}/get", r.promptBudget, r.handleGetPrompt)
+	mux.Handle("GET /api/mcp/events", apiHandler{h: r.handleEvents, log: r.logAPIError}) // long-lived: deadlines per frame
 	return r.guarded(mux)
 }
 

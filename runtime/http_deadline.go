@@ -22,7 +22,8 @@ import (
 //     as a PATCH may raise it) plus routeMargin; a DELETE also waits for
 //     the server's processes, so it gets the stop sequence's bound
 //     (mcpconn.StopBound of StopGrace) on top;
-//   - a long-lived stream (a later event stream) sets its own, in hours.
+//   - the event stream (http_events.go) is long-lived: it sets a deadline
+//     on each frame it writes instead, and has no route deadline.
 //
 // The server's ReadTimeout still bounds the request and its body (net/http
 // clears the connection's read deadline once the body is read, so it does

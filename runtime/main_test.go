@@ -48,12 +48,15 @@ func start(t *testing.T, opts Options, servers ...config.Server) *testRuntime {
 	return startIn(t, dir, opts)
 }
 
-// startIn starts a runtime on dir as it is, logging into a buffer.
+// startIn starts a runtime on dir as it is, logging into a buffer unless
+// opts has a Logger of its own.
 func startIn(t *testing.T, dir string, opts Options) *testRuntime {
 	t.Helper()
 	logs := &logBuffer{}
 	opts.StateDir = dir
-	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 500 * time.Millisecond
 	}

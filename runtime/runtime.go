@@ -58,6 +58,7 @@ type Runtime struct {
 	config  atomic.Pointer[config.File] // the configured servers, published by the manager
 	tails   actors.Tails                // each server's stderr tail, read by the board
 	logDone chan struct{}               // closed when the log subscriber ended
+	logged  atomic.Uint64               // Seq of the last event the log wrote (tests wait on it)
 
 	managerDone  chan struct{}
 	shutdownOnce sync.Once
@@ -68,7 +69,8 @@ type Runtime struct {
 	// boot identifies this Runtime instance in event ids ("<boot>-<seq>"),
 	// so that a subscriber resuming across a restart is told it missed
 	// events instead of being handed another instance's.
-	boot string
+	boot   string
+	stream eventStream // the SSE route's timings and open streams (http_events.go)
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which

@@ -28,8 +28,9 @@ func managementHandler(rt *runtime.Runtime) http.Handler {
 // apiTimeouts are the connection timeouts of the management API's server;
 // a zero field takes its default. The routes of runtime.Handler set their
 // own write deadline on top (30 s, a tool call its server's
-// timeout_seconds plus 30 s), so Write only bounds what no route answers
-// (the mux's own 404s and redirects).
+// timeout_seconds plus 30 s; the event stream each frame 10 s), so Write
+// only bounds what no route answers (the mux's own 404s and redirects) and
+// does not cut GET /api/mcp/events.
 type apiTimeouts struct {
 	// ReadHeader bounds reading a request's headers. Default 5s.
 	ReadHeader time.Duration

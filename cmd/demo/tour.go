@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/runtime"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
@@ -140,34 +141,56 @@ func runTour(out io.Writer, logger *slog.Logger) (err error) {
 	return nil
 }
 
-// showRecovery kills the server's process the way a crash would and waits
+// showRecovery kills the server's process the way a crash would, prints
+// the events of its recovery as they arrive (Runtime.Subscribe) and waits
 // for the runtime to bring it back on its own.
 func showRecovery(ctx context.Context, out io.Writer, rt *runtime.Runtime, name string) error {
 	before, _ := serverStatus(rt, name)
+	sub := rt.Subscribe(events.SubscribeOptions{Server: name})
+	defer sub.Close()
 	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("killing the example server: %w", err)
 	}
 	fmt.Fprintf(out, "\nrecovery:\n  killed the server process (pid %d) with SIGKILL\n", before.PID)
-	sawBackoff := false
+	var (
+		sawBackoff, sawEvent, sawTools bool
+		back                           time.Time // when status said it is back
+	)
 	for {
+		// An event is printed the moment it comes; between events (at
+		// least every 10 ms) the status says what the tour checks.
+		wait, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		e, err := sub.Next(wait)
+		cancel()
+		switch {
+		case err == nil:
+			sawEvent = true
+			sawTools = sawTools || e.Type() == events.TypeToolsChanged
+			fmt.Fprintf(out, "  event %s\n", e)
+		case ctx.Err() != nil:
+			st, _ := serverStatus(rt, name)
+			return fmt.Errorf("waiting for %q to recover: %w (status %+v)", name, ctx.Err(), st)
+		case !errors.Is(err, context.DeadlineExceeded):
+			return fmt.Errorf("reading the events of %q: %w", name, err)
+		}
 		st, _ := serverStatus(rt, name)
 		if st.State == status.Backoff && !sawBackoff {
 			sawBackoff = true
 			fmt.Fprintf(out, "  state %s: tools unregistered (%d left), retry at %s\n", st.State, len(rt.Tools()), st.NextRetryAt.Format("15:04:05.000"))
 		}
-		if st.State == status.Ready && st.PID != before.PID {
+		if back.IsZero() && st.State == status.Ready && st.PID != before.PID {
+			back = time.Now()
 			fmt.Fprintf(out, "  back: state %s, pid %d, restarts=%d, %d tools\n", st.State, st.PID, st.Restarts, len(rt.Tools()))
+		}
+		// Once back, the tour goes on when the new tools were announced,
+		// or at once when no event came at all, or after a second.
+		if !back.IsZero() && (sawTools || !sawEvent || time.Since(back) > time.Second) {
 			res, err := rt.CallTool(ctx, name+"__echo", map[string]any{"text": "still here"})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "  %s__echo -> %s\n", name, describe(res))
 			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %q to recover: %w (status %+v)", name, ctx.Err(), st)
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

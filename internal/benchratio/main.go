@@ -4,7 +4,9 @@
 // is read off one run on one machine.
 //
 // It pairs names of the form Benchmark<X>/<transport>/direct and
-// Benchmark<X>/<transport>/runtime.
+// Benchmark<X>/<transport>/runtime, and likewise .../alone and
+// .../subscribed (the same runtime without and with a subscriber that
+// never reads).
 package main
 
 import (
@@ -26,6 +28,10 @@ func main() {
 
 // samples[name][unit] = values over the runs.
 type samples map[string]map[string][]float64
+
+// pairs are the sub-benchmark names compared: the baseline, then the one
+// divided by it.
+var pairs = [][2]string{{"direct", "runtime"}, {"alone", "subscribed"}}
 
 func run(in io.Reader, out io.Writer) error {
 	s := samples{}
@@ -58,17 +64,20 @@ func run(in io.Reader, out io.Writer) error {
 	}
 	found := false
 	for _, name := range order {
-		base, ok := strings.CutSuffix(name, "/runtime")
-		if !ok {
-			continue
+		var base string
+		var pair [2]string
+		for _, p := range pairs {
+			if b, ok := strings.CutSuffix(name, "/"+p[1]); ok {
+				base, pair = b, p
+			}
 		}
-		direct := s[base+"/direct"]
-		if direct == nil {
+		direct := s[base+"/"+pair[0]]
+		if base == "" || direct == nil {
 			continue
 		}
 		found = true
 		fmt.Fprintf(out, "\n%s (median of runs)\n", base)
-		fmt.Fprintf(out, "  %-12s %14s %14s %8s\n", "metric", "direct", "runtime", "ratio")
+		fmt.Fprintf(out, "  %-12s %14s %14s %8s\n", "metric", pair[0], pair[1], "ratio")
 		units := make([]string, 0, len(s[name]))
 		for u := range s[name] {
 			units = append(units, u)
@@ -84,7 +93,7 @@ func run(in io.Reader, out io.Writer) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("no direct/runtime pairs in the input")
+		return fmt.Errorf("no direct/runtime pairs (nor alone/subscribed) in the input")
 	}
 	return nil
 }

@@ -111,6 +111,12 @@ func TestRunPairs(t *testing.T) {
 			want: []block{{"BenchmarkCallTool/stdio", stdio3Rows}},
 		},
 		{
+			name: "an alone/subscribed pair",
+			in: header + strings.NewReplacer("/direct", "/alone", "/runtime", "/subscribed",
+				"CallTool/", "CallToolSubscriber/").Replace(stdio3) + footer,
+			want: []block{{"BenchmarkCallToolSubscriber/stdio", stdio3Rows}},
+		},
+		{
 			name: "two transports in input order",
 			in:   header + rename(stdio3, "inmemory") + stdio3 + footer,
 			want: []block{{"BenchmarkCallTool/inmemory", stdio3Rows}, {"BenchmarkCallTool/stdio", stdio3Rows}},
