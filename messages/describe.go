@@ -7,10 +7,13 @@ import (
 )
 
 // Describe asks an actor about itself, for the live actor tree
-// (GET /debug/actors). Sent with a request future from outside the tree
-// (never actor to actor); the actor responds with a Description. An actor
-// that does not answer within the asker's timeout is shown unresponsive.
-type Describe struct{}
+// (GET /debug/actors). Sent from outside the tree (never actor to actor)
+// to the manager, a server, a session or a callback actor, each of which
+// answers on Reply. An actor that does not answer within the asker's
+// timeout is shown unresponsive.
+type Describe struct {
+	Reply chan<- Description
+}
 
 // Description is an actor's answer to Describe.
 type Description struct {
@@ -21,6 +24,9 @@ type Description struct {
 	PID      int // a stdio session's process
 	// Children are the actor's live children, to be asked in turn.
 	Children []*actor.PID
+	// Err says why the actor gave no description (Describe.Fail); a live
+	// actor that describes itself leaves it nil.
+	Err error
 }
 
 // Panic makes the receiving actor panic. It is sent only by the debug

@@ -1,5 +1,6 @@
 // Package messages holds every message the actors exchange, one file per
-// conversation. Messages are plain values; a reply goes to the sender named
-// in the conversation's doc comment, never through a future between actors
-// (two actors waiting on each other can deadlock).
+// conversation. Messages are plain values. A report between actors goes
+// to the sender named in the conversation's doc comment; a request from
+// outside the tree carries its own reply channel (request.go). Nothing
+// goes through a future (two actors waiting on each other can deadlock).
 package messages

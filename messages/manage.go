@@ -7,9 +7,9 @@ import (
 )
 
 // Management: a caller (the runtime's API methods, on behalf of a host or
-// an HTTP request) sends one of these to the manager with a Reply channel
-// of capacity 1. The manager answers exactly once and never blocks on it;
-// a caller that gave up simply never reads the answer.
+// an HTTP request) sends one of these requests to the manager, answered
+// on its Reply as request.go says. An operation that arrives while the
+// manager stops is answered with ErrShuttingDown.
 
 // Errors the manager answers with, matched with errors.Is.
 var (

@@ -32,7 +32,8 @@ func TestHTTPStdioFrameTooLarge(t *testing.T) {
 	var d ServerDetail
 	waitUntilWithin(t, 30*time.Second, "ex ready on a new process", func() bool {
 		d = api.entry("ex")
-		return d.State == status.Ready && d.PID != pid
+		// tool_count comes with tools_changed, after the tools registered
+		return d.State == status.Ready && d.PID != pid && d.ToolCount > 0
 	})
 	if d.PID == pid || d.Restarts < 1 || !strings.Contains(d.LastError, "16 MiB") {
 		t.Errorf("ex = %+v, want restarted with the frame error as last_error", d.ServerEntry)

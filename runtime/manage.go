@@ -111,7 +111,7 @@ func (r *Runtime) Server(name string) (ServerDetail, error) {
 // background. It returns once the file is written; the entry then shows the
 // server starting.
 func (r *Runtime) AddServer(ctx context.Context, s config.Server) (ServerEntry, error) {
-	return r.entryAfter(s.Name, r.operate(ctx, func(reply chan<- error) any { return messages.AddServer{Server: s, Reply: reply} }))
+	return r.entryAfter(s.Name, r.operate(ctx, func(reply chan<- error) messages.ManagerRequest { return messages.AddServer{Server: s, Reply: reply} }))
 }
 
 // PatchServer merges a PATCH body into a server's config (C4). A change of
@@ -121,7 +121,7 @@ func (r *Runtime) AddServer(ctx context.Context, s config.Server) (ServerEntry, 
 // back on its previous config, the file is left byte for byte as it was,
 // and the error wraps ErrRestartFailed.
 func (r *Runtime) PatchServer(ctx context.Context, name string, patch []byte) (ServerEntry, error) {
-	return r.entryAfter(name, r.operate(ctx, func(reply chan<- error) any {
+	return r.entryAfter(name, r.operate(ctx, func(reply chan<- error) messages.ManagerRequest {
 		return messages.PatchServer{Name: name, Patch: patch, Reply: reply}
 	}))
 }
@@ -133,13 +133,17 @@ func (r *Runtime) PatchServer(ctx context.Context, name string, patch []byte) (S
 // that ignores stdin's close and SIGTERM; the wait gives up after four
 // periods and two seconds more).
 func (r *Runtime) RemoveServer(ctx context.Context, name string) error {
-	return r.operate(ctx, func(reply chan<- error) any { return messages.RemoveServer{Name: name, Reply: reply} })
+	return r.operate(ctx, func(reply chan<- error) messages.ManagerRequest {
+		return messages.RemoveServer{Name: name, Reply: reply}
+	})
 }
 
 // RestartServer reconnects a server on its current config and returns once
 // the new session is ready or failed.
 func (r *Runtime) RestartServer(ctx context.Context, name string) (ServerEntry, error) {
-	return r.entryAfter(name, r.operate(ctx, func(reply chan<- error) any { return messages.RestartServer{Name: name, Reply: reply} }))
+	return r.entryAfter(name, r.operate(ctx, func(reply chan<- error) messages.ManagerRequest {
+		return messages.RestartServer{Name: name, Reply: reply}
+	}))
 }
 
 // Reload re-reads the config file and applies only the differences: added
@@ -186,7 +190,7 @@ func (r *Runtime) entryAfter(name string, err error) (ServerEntry, error) {
 
 // operate sends the manager an operation built around a reply channel and
 // waits for its answer, ctx, or the end of the runtime.
-func (r *Runtime) operate(ctx context.Context, build func(chan<- error) any) error {
+func (r *Runtime) operate(ctx context.Context, build func(chan<- error) messages.ManagerRequest) error {
 	reply := make(chan error, 1)
 	err, askErr := ask(ctx, r, build(reply), reply)
 	if askErr != nil {
@@ -198,7 +202,7 @@ func (r *Runtime) operate(ctx context.Context, build func(chan<- error) any) err
 // ask sends msg to the manager and waits for one value on reply. The
 // manager answers every operation exactly once, without blocking (reply
 // has room for it).
-func ask[T any](ctx context.Context, r *Runtime, msg any, reply <-chan T) (T, error) {
+func ask[T any](ctx context.Context, r *Runtime, msg messages.ManagerRequest, reply <-chan T) (T, error) {
 	var zero T
 	select {
 	case <-r.stopWatch:

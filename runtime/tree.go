@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"path"
 	"sync"
 	"time"
@@ -49,13 +48,12 @@ func (r *Runtime) describe(ctx context.Context, pid *actor.PID) ActorNode {
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < timeout {
 		timeout = max(time.Until(deadline), time.Millisecond)
 	}
-	res, err := r.system.Root.RequestFuture(pid, messages.Describe{}, timeout).Result()
-	d, ok := res.(messages.Description)
+	d, ok := r.askDescribe(pid, timeout)
 	switch {
-	case errors.Is(err, actor.ErrDeadLetter):
+	case !ok:
 		node.State = "gone"
 		return node
-	case err != nil || !ok:
+	case d == nil || d.Err != nil:
 		node.State = "unresponsive"
 		return node
 	}
@@ -71,6 +69,25 @@ func (r *Runtime) describe(ctx context.Context, pid *actor.PID) ActorNode {
 	wg.Wait()
 	node.Children = append(node.Children, children...)
 	return node
+}
+
+// askDescribe sends pid a Describe and waits up to timeout for its answer: nil
+// if none came in time; ok false if pid is no longer there at all (an
+// actor that ended while being asked is one or the other).
+func (r *Runtime) askDescribe(pid *actor.PID, timeout time.Duration) (d *messages.Description, ok bool) {
+	if _, ok := r.system.ProcessRegistry.Get(pid); !ok {
+		return nil, false
+	}
+	reply := make(chan messages.Description, 1)
+	r.system.Root.Send(pid, messages.Describe{Reply: reply})
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case got := <-reply:
+		return &got, true
+	case <-t.C:
+		return nil, true
+	}
 }
 
 // kindOf names an actor's kind from its stable path, for one that did not

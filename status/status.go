@@ -91,8 +91,9 @@ type Server struct {
 //     which the server had run or tried to (ready, backoff, failed,
 //     needs_auth), that is, every start but the first (a login that ends
 //     goes back to starting: not a restart);
-//   - PID from SessionStarted, cleared by SessionLost and by any move to a
-//     state other than ready;
+//   - PID from SessionStarted, cleared by any move to a state other than
+//     ready (not by SessionLost itself, which comes just before the move:
+//     a ready server never shows without its pid);
 //   - ToolCount and PromptCount from ToolsChanged and PromptsChanged;
 //   - AuthorizeURL from LoginRequired, cleared when the login ends or the
 //     state leaves authorizing;
@@ -143,7 +144,7 @@ func (b *Board) Apply(e events.Event) events.Event {
 	case events.SessionStarted:
 		s.PID = e.PID
 	case events.SessionLost:
-		s.PID = 0
+		// PID goes with the state change that follows.
 	case events.ToolsChanged:
 		s.ToolCount = e.Count
 	case events.PromptsChanged:

@@ -6,6 +6,11 @@
 // reload).
 //
 // Contract:
+//   - The manager's protocol is messages.ManagerRequest, a closed set of
+//     requests that each carry their reply channel, plus the server
+//     actors' ServerSettled. Each request is answered exactly once, also
+//     while the manager stops (ErrShuttingDown); a message it has no case
+//     for is logged as a bug and, if it is a messages.Request, failed.
 //   - The mailbox never waits for a connect: a command to a server actor
 //     is answered later by ServerSettled, and what must happen then (the
 //     next startup turn, saving a PATCH, answering the caller) waits in
@@ -133,54 +138,61 @@ type entry struct {
 	died bool
 }
 
-// Receive handles lifecycle first, then the servers' reports, then the
-// management operations.
+// Receive reads top to bottom: the actor's lifecycle, the requests from
+// outside the tree (messages.ManagerRequest, each answered on its Reply),
+// the server actors' reports, then the manager's own messages. Anything
+// else is a bug: it is logged with its type and, if it carries a reply
+// path, failed with messages.ErrUnhandled, so nothing waits for it.
 func (a *Actor) Receive(c actor.Context) {
 	switch msg := c.Message().(type) {
+	// Lifecycle.
 	case *actor.Started:
 		a.start(c)
 	case *actor.Stopping:
-		a.stopping = true
-		for _, e := range a.dying {
-			if e.pid == nil { // its processes were being waited for
-				a.retired(c, e, true)
-			}
-		}
-		for _, e := range a.servers {
-			a.supersede(e, messages.ErrShuttingDown)
-			if e.respawnTimer != nil {
-				e.respawnTimer.Stop()
-			}
-		}
+		a.beginStop(c)
 	case *actor.Stopped:
 		close(a.Done)
 	case *actor.Terminated:
 		a.terminated(c, msg.Who)
+
+	// Requests. Operations are refused while the manager stops (user
+	// messages still run while the children stop); Kill and Describe are
+	// answered until the end.
+	case messages.AddServer:
+		if a.accepts(msg) {
+			msg.Reply <- a.add(c, msg.Server)
+		}
+	case messages.PatchServer:
+		if a.accepts(msg) {
+			a.answerLater(msg, a.patch(c, msg.Name, msg.Patch, msg.Reply))
+		}
+	case messages.RemoveServer:
+		if a.accepts(msg) {
+			a.answerLater(msg, a.remove(c, msg.Name, msg.Reply))
+		}
+	case messages.RestartServer:
+		if a.accepts(msg) {
+			a.answerLater(msg, a.restart(c, msg.Name, msg.Reply))
+		}
+	case messages.Reload:
+		if a.accepts(msg) {
+			msg.Reply <- a.reload(c)
+		}
+	case messages.Kill:
+		a.kill(c, msg)
+	case messages.Describe:
+		msg.Reply <- a.describe()
+
+	// Reports of the server actors.
 	case messages.ServerSettled:
 		a.settled(c, msg)
-	case messages.Kill:
-		e := a.servers[msg.Server]
-		switch {
-		case e == nil:
-			msg.Reply <- fmt.Errorf("%w: %q", messages.ErrUnknownServer, msg.Server)
-		case e.pid == nil:
-			msg.Reply <- fmt.Errorf("server %q has no actor right now", msg.Server)
-		case msg.Target == "server":
-			msg.Reply <- actors.Inject(c, e.pid, msg.How)
-		default:
-			c.Send(e.pid, msg) // the server actor knows its session
+
+	// The manager's own timers and background work.
+	case startupTurn:
+		a.queued = false
+		if !a.stopping {
+			a.takeTurn(c)
 		}
-	case messages.Describe:
-		d := messages.Description{Kind: "manager", State: "running"}
-		if a.stopping {
-			d.State = "stopping"
-		}
-		for _, srv := range a.Deps.Config.Load().Servers {
-			if e := a.servers[srv.Name]; e != nil && e.pid != nil {
-				d.Children = append(d.Children, e.pid)
-			}
-		}
-		c.Respond(d)
 	case respawnServer:
 		if !a.stopping {
 			a.respawn(c, msg)
@@ -189,56 +201,84 @@ func (a *Actor) Receive(c actor.Context) {
 		if e := a.dying[msg.name]; e != nil && e.pid == nil && e.epoch == msg.epoch {
 			a.retired(c, e, msg.ok)
 		}
-	case startupTurn:
-		a.queued = false
-		if !a.stopping {
-			a.takeTurn(c)
-		}
+
 	default:
-		if a.stopping {
-			a.refuse(msg)
-			return
-		}
-		a.operate(c, msg)
+		a.unhandled(msg)
 	}
 }
 
-// refuse answers an operation that arrived while the manager stops
-// (user messages still run while the children stop).
-func (a *Actor) refuse(msg any) {
-	switch msg := msg.(type) {
-	case messages.AddServer:
-		msg.Reply <- messages.ErrShuttingDown
-	case messages.PatchServer:
-		msg.Reply <- messages.ErrShuttingDown
-	case messages.RemoveServer:
-		msg.Reply <- messages.ErrShuttingDown
-	case messages.RestartServer:
-		msg.Reply <- messages.ErrShuttingDown
-	case messages.Reload:
-		msg.Reply <- messages.ReloadResult{Err: messages.ErrShuttingDown}
+// beginStop refuses what waits and stops the timers; the children stop
+// on their own (Stopping precedes theirs).
+func (a *Actor) beginStop(c actor.Context) {
+	a.stopping = true
+	for _, e := range a.dying {
+		if e.pid == nil { // its processes were being waited for
+			a.retired(c, e, true)
+		}
+	}
+	for _, e := range a.servers {
+		a.supersede(e, messages.ErrShuttingDown)
+		if e.respawnTimer != nil {
+			e.respawnTimer.Stop()
+		}
 	}
 }
 
-// operate runs one management operation.
-func (a *Actor) operate(c actor.Context, msg any) {
-	switch msg := msg.(type) {
-	case messages.AddServer:
-		msg.Reply <- a.add(c, msg.Server)
-	case messages.PatchServer:
-		if err := a.patch(c, msg.Name, msg.Patch, msg.Reply); err != nil {
-			msg.Reply <- err
+// accepts tells whether an operation may run now, and otherwise answers
+// it with ErrShuttingDown.
+func (a *Actor) accepts(req messages.Request) bool {
+	if a.stopping {
+		req.Fail(messages.ErrShuttingDown)
+		return false
+	}
+	return true
+}
+
+// answerLater answers req with err if the operation failed at once;
+// otherwise the operation answers it when it completes.
+func (a *Actor) answerLater(req messages.Request, err error) {
+	if err != nil {
+		req.Fail(err)
+	}
+}
+
+// kill injects a failure into a server actor, or has it inject one into
+// its session.
+func (a *Actor) kill(c actor.Context, msg messages.Kill) {
+	e := a.servers[msg.Server]
+	switch {
+	case e == nil:
+		msg.Fail(fmt.Errorf("%w: %q", messages.ErrUnknownServer, msg.Server))
+	case e.pid == nil:
+		msg.Fail(fmt.Errorf("server %q has no actor right now", msg.Server))
+	case msg.Target == "server":
+		msg.Reply <- actors.Inject(c, e.pid, msg.How)
+	default:
+		c.Send(e.pid, msg) // the server actor knows its session
+	}
+}
+
+// describe is the manager's node of the live tree: its children in
+// config order.
+func (a *Actor) describe() messages.Description {
+	d := messages.Description{Kind: "manager", State: "running"}
+	if a.stopping {
+		d.State = "stopping"
+	}
+	for _, srv := range a.Deps.Config.Load().Servers {
+		if e := a.servers[srv.Name]; e != nil && e.pid != nil {
+			d.Children = append(d.Children, e.pid)
 		}
-	case messages.RemoveServer:
-		if err := a.remove(c, msg.Name, msg.Reply); err != nil {
-			msg.Reply <- err
-		}
-	case messages.RestartServer:
-		if err := a.restart(c, msg.Name, msg.Reply); err != nil {
-			msg.Reply <- err
-		}
-	case messages.Reload:
-		msg.Reply <- a.reload(c)
+	}
+	return d
+}
+
+// unhandled logs a message the manager has no case for: a bug in the
+// sender. A request among them is failed, so its sender does not wait.
+func (a *Actor) unhandled(msg any) {
+	a.Deps.Logger.Error("manager: unhandled message (a bug)", "type", fmt.Sprintf("%T", msg))
+	if req, ok := msg.(messages.Request); ok {
+		req.Fail(fmt.Errorf("manager: %w: %T", messages.ErrUnhandled, msg))
 	}
 }
 

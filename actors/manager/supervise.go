@@ -121,7 +121,7 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	a.epochs++
 	e.epoch = a.epochs
 	e.cfg = e.good // a respawn runs the settled config
-	policy := a.Deps.Restart.WithDefaults()
+	policy := a.Deps.Restart
 	if e.respawns == nil {
 		e.respawns = policy.Backoff()
 	}

@@ -41,9 +41,6 @@ import (
 // Name is the actor's name among its server's children.
 const Name = "oauthcallback"
 
-// DefaultTimeout is how long a login waits for the browser by default.
-const DefaultTimeout = 5 * time.Minute
-
 // Request is the login the actor waits for.
 type Request struct {
 	// URL is the authorization URL to open; its state parameter is the
@@ -58,7 +55,8 @@ type Request struct {
 	Listener net.Listener
 	// OpenURL sends the user to the authorization URL.
 	OpenURL func(ctx context.Context, url string) error
-	// Timeout bounds the wait (default DefaultTimeout).
+	// Timeout bounds the wait. It must be set; the server actor passes
+	// the runtime's resolved LoginTimeout (a zero would time out at once).
 	Timeout time.Duration
 }
 
@@ -96,7 +94,7 @@ type (
 // Receive handles lifecycle, then the reports of the HTTP goroutine and
 // the timer.
 func (a *Actor) Receive(c actor.Context) {
-	switch c.Message().(type) {
+	switch msg := c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
 	case *actor.Stopping:
@@ -107,17 +105,14 @@ func (a *Actor) Receive(c actor.Context) {
 		a.deliver(messages.LoginResult{Err: fmt.Errorf("%w: no answer from the browser within %s", oauthflow.ErrLoginCancelled, a.timeout())})
 		c.Stop(c.Self())
 	case messages.Describe:
-		c.Respond(messages.Description{Kind: "oauthcallback", State: "waiting", Since: a.since})
+		msg.Reply <- messages.Description{Kind: "oauthcallback", State: "waiting", Since: a.since}
 	case messages.Panic:
 		panic("injected failure (debug)")
 	}
 }
 
 func (a *Actor) timeout() time.Duration {
-	if a.req.Timeout > 0 {
-		return a.req.Timeout
-	}
-	return DefaultTimeout
+	return a.req.Timeout
 }
 
 func (a *Actor) start(c actor.Context) {

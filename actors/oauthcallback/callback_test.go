@@ -102,6 +102,7 @@ func (f *fixture) request() Request {
 		RedirectURI: f.redirect,
 		Reply:       f.reply,
 		OpenURL:     f.recordOpen,
+		Timeout:     5 * time.Minute, // what the runtime resolves by default
 	}
 }
 
@@ -244,12 +245,17 @@ func (f *fixture) assertClosed() {
 // alive asks the callback actor to describe itself.
 func (f *fixture) alive() bool {
 	f.t.Helper()
-	res, err := f.system.Root.RequestFuture(f.child, messages.Describe{}, wait).Result()
-	if err != nil {
+	if _, ok := f.system.ProcessRegistry.Get(f.child); !ok {
 		return false
 	}
-	d, ok := res.(messages.Description)
-	return ok && d.Kind == "oauthcallback" && d.State == "waiting"
+	reply := make(chan messages.Description, 1)
+	f.system.Root.Send(f.child, messages.Describe{Reply: reply})
+	select {
+	case d := <-reply:
+		return d.Kind == "oauthcallback" && d.State == "waiting"
+	case <-time.After(wait):
+		return false
+	}
 }
 
 func freePort(t *testing.T) int {

@@ -60,7 +60,7 @@ func (a *Actor) listChanged(c actor.Context, list string) {
 		a.logger.Debug("resources changed")
 		return
 	}
-	conn := a.current.Load()
+	conn := a.binding.Current()
 	l := a.listing(list)
 	if conn == nil || l.running {
 		// Not ready yet, or a listing runs: one more listing after it (or
@@ -99,7 +99,7 @@ func (a *Actor) listing(list string) *listing {
 
 // applyListing swaps in a listing of the current session.
 func (a *Actor) applyListing(c actor.Context, r relisted) {
-	conn := a.current.Load()
+	conn := a.binding.Current()
 	if conn == nil || r.conn != conn {
 		return // of a session that is gone
 	}
@@ -115,7 +115,7 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 	case r.list == mcpconn.ListTools:
 		a.register(conn, r.tools)
 	case r.list == mcpconn.ListPrompts:
-		a.deps.Prompts.SetServer(a.cfg.Name, a.promptsOf(r.prompts))
+		a.deps.Prompts.SetServer(a.cfg.Name, a.binding.Prompts(r.prompts))
 		names := make([]string, len(r.prompts))
 		for i, p := range r.prompts {
 			names[i] = p.Name
@@ -131,7 +131,7 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 // register swaps the server's tools for list plus the resource and prompt
 // tools its capabilities call for.
 func (a *Actor) register(conn *mcpconn.Conn, list []*mcp.Tool) {
-	tools := append(a.toolsOf(conn, list), a.metaTools(conn, list)...)
+	tools := a.binding.Tools(conn, list)
 	if err := a.deps.Registry.SetServer(a.cfg.Name, tools); err != nil {
 		return // shutting down: nothing registers any more
 	}

@@ -22,7 +22,7 @@ func (a *Actor) lose(c actor.Context, err error, kind string) {
 	a.withdraw()
 	a.stopSession(c)
 	a.spawnDue = false
-	if !a.recovering && !a.readySince.IsZero() && a.deps.Since(a.readySince) >= a.deps.Restart.WithDefaults().ResetAfter {
+	if !a.recovering && !a.readySince.IsZero() && a.deps.Since(a.readySince) >= a.deps.Restart.ResetAfter {
 		a.backoff.Reset() // it had been stable: start again from the first delay
 	}
 	a.recovering = true

@@ -15,7 +15,7 @@
 //   - Tools are registered only after a SessionReady of the current
 //     generation, and unregistered the moment the session is lost or the
 //     actor stops. Calls reach the session without passing through this
-//     actor: it only publishes the current connection in an atomic pointer.
+//     actor: it only publishes the current connection (internal/binding).
 //   - A new session is spawned only after the previous one terminated (the
 //     child name "session" is stable across generations).
 //   - Stopping unregisters the tools, withdraws the connection and emits
@@ -29,24 +29,21 @@ import (
 	"io/fs"
 	"log/slog"
 	"os/exec"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cenkalti/backoff/v5"
 	"github.com/jonboulle/clockwork"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/session"
-	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
-	"github.com/openprogram/mcpvisor/tools"
 )
 
 // Props returns the props of the actor for cfg. respawn says the actor
@@ -82,7 +79,9 @@ type Actor struct {
 	lists         map[string]*listing // list changes of the current session
 	spawnDue      bool                // spawn a session once draining terminated
 	loggedIn      bool                // the current session asked for a login
-	current       atomic.Pointer[mcpconn.Conn]
+	// binding publishes the current connection to the calls of the
+	// registered tools and prompts, which never pass through this actor.
+	binding *binding.Binding
 	// What the events said last: the names of the registered tools and
 	// prompts (ToolsChanged and PromptsChanged carry the difference), and
 	// the state (a StateChanged is emitted when st differs from it).
@@ -130,7 +129,7 @@ func (a *Actor) Receive(c actor.Context) {
 		if a.login != nil {
 			d.Children = append(d.Children, a.login.pid)
 		}
-		c.Respond(d)
+		msg.Reply <- d
 		return
 	case messages.Panic:
 		panic("injected failure (debug)")
@@ -202,6 +201,7 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = a.deps.Tails.Of(a.cfg.Name)
+	a.binding = binding.New(a.cfg.Name, a.logger)
 	a.backoff = a.deps.Restart.Backoff()
 	a.st = InitialStatus(a.cfg)
 	if !a.respawn {
@@ -299,8 +299,8 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 		return
 	default:
 	}
-	a.current.Store(conn)
-	list := append(a.toolsOf(conn, conn.Tools()), a.metaTools(conn, conn.Tools())...)
+	a.binding.Publish(conn)
+	list := a.binding.Tools(conn, conn.Tools())
 	if a.loggedIn {
 		a.emit(events.LoginCompleted{})
 	}
@@ -314,7 +314,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	a.setState(status.Ready)
 	if err := a.deps.Registry.SetServer(a.cfg.Name, list); err != nil {
 		// The runtime is shutting down: nothing registers any more.
-		a.current.Store(nil)
+		a.binding.Withdraw()
 		a.fail(c, err, status.KindConnectFailed)
 		return
 	}
@@ -345,7 +345,7 @@ func (a *Actor) fail(c actor.Context, err error, kind string) {
 func (a *Actor) withdraw() {
 	a.deps.Registry.RemoveServer(a.cfg.Name)
 	a.deps.Prompts.RemoveServer(a.cfg.Name)
-	a.current.Store(nil)
+	a.binding.Withdraw()
 	a.toolsChanged(nil)
 	a.promptsChanged(nil)
 }
@@ -373,46 +373,6 @@ func (a *Actor) settle(c actor.Context) {
 			msg.Err = a.st.Error
 		}
 		c.Send(c.Parent(), msg)
-	}
-}
-
-func (a *Actor) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
-	var list []tools.Tool
-	seen := map[string]string{} // registry name -> original name
-	for _, t := range from {
-		schema, err := conn.InputSchema(t)
-		if err != nil {
-			a.logger.Warn("skipping tool with unusable input schema", "tool", t.Name, "error", err)
-			continue
-		}
-		name := adapter.ToolName(a.cfg.Name, t.Name)
-		if first, dup := seen[name]; dup {
-			// Two names that differ only in characters a registry name
-			// cannot hold ("a.b", "a_b"): the first keeps the name.
-			a.logger.Warn("tool name taken by another tool of the same server; skipping it", "tool", t.Name, "name", name, "kept", first)
-			continue
-		}
-		seen[name] = t.Name
-		list = append(list, tools.NewTool(name, a.cfg.Name, t.Name, t.Description, schema, a.executor(t.Name)))
-	}
-	return list
-}
-
-// executor calls original on whatever connection is current when the call
-// starts: a tool kept by the host across a restart still works, and a call
-// while no session is ready fails at once.
-func (a *Actor) executor(original string) tools.ExecutorFunc {
-	current, name := &a.current, a.cfg.Name
-	return func(ctx context.Context, args any) (tools.Result, error) {
-		conn := current.Load()
-		if conn == nil {
-			return tools.Result{}, fmt.Errorf("calling %q on %q: %w", original, name, tools.ErrNotReady)
-		}
-		res, err := conn.CallTool(ctx, original, args)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		return adapter.ConvertResult(res), nil
 	}
 }
 

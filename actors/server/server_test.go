@@ -69,7 +69,7 @@ func newFixture(t *testing.T) *fixture {
 		Work:   f.work, Grace: 200 * time.Millisecond, Client: &mcp.Implementation{Name: "test"},
 		// Recovery would start a new session; these tests look at the gap:
 		// the clock never moves, so no backoff ends.
-		Clock: clockwork.NewFakeClock(),
+		Clock: clockwork.NewFakeClock(), Restart: actors.RestartPolicy{}.WithDefaults(),
 	}
 	f.cfg = config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
 		Env: map[string]string{testutil.MarkerEnv: marker}}
@@ -142,7 +142,7 @@ func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
 	f.system.Root.Stop(actor.NewPID(f.system.Address(), "parent/ex/session"))
 	f.waitState(t, status.Backoff)
 
-	extra, err := mcpconn.Dial(context.Background(), mcpconn.Options{Server: f.cfg, Grace: 200 * time.Millisecond, Go: f.work.Go})
+	extra, err := mcpconn.Dial(context.Background(), mcpconn.Options{Server: f.cfg, Grace: 200 * time.Millisecond, Client: f.deps.Client, Go: f.work.Go})
 	if err != nil {
 		t.Fatal(err)
 	}

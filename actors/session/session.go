@@ -119,7 +119,7 @@ func (a *Actor) Receive(c actor.Context) {
 		if a.conn != nil {
 			d.PID = a.conn.PID()
 		}
-		c.Respond(d)
+		msg.Reply <- d
 	case messages.Panic:
 		panic("injected failure (debug)")
 	}

@@ -99,10 +99,9 @@ func runScenario(ctx context.Context, logger *slog.Logger, url string, sc scenar
 	ctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	opts := runtime.Options{
-		StateDir:      dir,
-		Logger:        logger,
-		ClientName:    "mcpvisor-conformance",
-		ClientVersion: "0.1.0",
+		StateDir:   dir,
+		Logger:     logger,
+		ClientName: "mcpvisor-conformance",
 		OpenURL: func(ctx context.Context, url string) error {
 			err := openURL(ctx, url)
 			if err != nil && ctx.Err() == nil { // not a login that ended meanwhile

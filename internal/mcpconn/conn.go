@@ -21,10 +21,6 @@ import (
 	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
-// DefaultGrace is how long stop waits after closing stdin before SIGTERM,
-// and again after SIGTERM before SIGKILL.
-const DefaultGrace = 2 * time.Second
-
 // ErrUnsupported: the server's transport type is not implemented yet; a
 // retry cannot fix that.
 var ErrUnsupported = errors.New("not supported yet")

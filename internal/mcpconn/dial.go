@@ -40,9 +40,12 @@ type Options struct {
 	Emit func(events.Event)
 	// Tail keeps the server's last stderr lines; it outlives one Conn.
 	Tail *Tail
-	// Grace is each of the two stop grace periods (default DefaultGrace).
+	// Grace is each of the two stop grace periods: how long stop waits
+	// after closing stdin before SIGTERM, and again before SIGKILL. It
+	// must be set (> 0); the runtime passes its resolved StopGrace.
 	Grace time.Duration
-	// Client names this client to the server in initialize.
+	// Client names this client to the server in initialize. It must be
+	// set; the runtime passes its resolved ClientName and ClientVersion.
 	Client *mcp.Implementation
 	// Transport, if set, replaces the server's own transport. Tests and
 	// benchmarks use it for in-memory servers; no process is started.
@@ -94,17 +97,25 @@ type dialResult struct {
 	err   error
 }
 
+// Options that must be set, missing (a bug in the caller).
+var (
+	errGraceUnset  = errors.New("mcpconn.Options.Grace must be set")
+	errClientUnset = errors.New("mcpconn.Options.Client must be set")
+)
+
 // Dial starts the server, initializes the session and lists its tools, all
 // within the server's timeout_seconds. It returns as soon as that limit or
 // ctx ends, without waiting for a stubborn process to die: the cleanup runs
 // through opts.Go, and leaves no process behind.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv := opts.Server
+	// Defaults are resolved once, in runtime.Options: a zero here is the
+	// caller's bug, said at once rather than covered by a second default.
 	if opts.Grace <= 0 {
-		opts.Grace = DefaultGrace
+		return nil, fmt.Errorf("dialing %q: %w", srv.Name, errGraceUnset)
 	}
 	if opts.Client == nil {
-		opts.Client = &mcp.Implementation{Name: "mcpvisor"}
+		return nil, fmt.Errorf("dialing %q: %w", srv.Name, errClientUnset)
 	}
 	if opts.Go == nil {
 		opts.Go = func(f func()) { go f() }

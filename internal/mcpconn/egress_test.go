@@ -102,7 +102,7 @@ func TestRemoteSameOriginRedirectFollowed(t *testing.T) {
 	var srv *httptest.Server
 	srv = redirecting(t, func() string { return srv.URL }, &seen)
 	var work sync.WaitGroup
-	c, err := Dial(context.Background(), Options{Server: remote(config.TypeHTTP, srv.URL+"/mcp", plantedToken), Go: work.Go, RequestMark: "rt-test-1"})
+	c, err := testDial(context.Background(), Options{Server: remote(config.TypeHTTP, srv.URL+"/mcp", plantedToken), Go: work.Go, RequestMark: "rt-test-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestRemoteCrossOriginRedirectRefused(t *testing.T) {
 	configured := "http://localhost:" + su.Port() + "/mcp?api_key=" + plantedHeader
 
 	var work sync.WaitGroup
-	_, err := Dial(context.Background(), Options{Server: remote(config.TypeHTTP, configured, plantedToken), Go: work.Go})
+	_, err := testDial(context.Background(), Options{Server: remote(config.TypeHTTP, configured, plantedToken), Go: work.Go})
 	work.Wait()
 	if !errors.Is(err, ErrCrossOrigin) {
 		t.Fatalf("dial error %v, want ErrCrossOrigin", err)
@@ -192,7 +192,7 @@ func dialRemoteWith(t *testing.T, srv config.Server, base *http.Transport) (*Con
 	t.Helper()
 	var work sync.WaitGroup
 	defer work.Wait()
-	return Dial(context.Background(), Options{Server: srv, Go: work.Go, baseTransport: base})
+	return testDial(context.Background(), Options{Server: srv, Go: work.Go, baseTransport: base})
 }
 
 // An SSE server's endpoint event naming another origin gets no POST: the
@@ -210,7 +210,7 @@ func TestRemoteSSEEndpointOnAnotherOriginRefused(t *testing.T) {
 	}))
 	defer srv.Close()
 	var work sync.WaitGroup
-	_, err := Dial(context.Background(), Options{Server: remote(config.TypeSSE, srv.URL+"/sse", plantedToken), Go: work.Go})
+	_, err := testDial(context.Background(), Options{Server: remote(config.TypeSSE, srv.URL+"/sse", plantedToken), Go: work.Go})
 	if !errors.Is(err, ErrCrossOrigin) {
 		t.Fatalf("dial error %v, want ErrCrossOrigin", err)
 	}

@@ -74,7 +74,7 @@ func TestElicit(t *testing.T) {
 		} {
 			t.Run(protocol+"/"+tc.name, func(t *testing.T) {
 				ctx := t.Context()
-				conn, err := Dial(ctx, Options{
+				conn, err := testDial(ctx, Options{
 					Server:    config.Server{Name: "e", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
 					Transport: elicitServer(t, protocol),
 					Features:  Features{Elicit: tc.elicit},
@@ -108,7 +108,7 @@ func TestElicitCapability(t *testing.T) {
 		t.Fatalf("server connect: %v", err)
 	}
 	defer ss.Close()
-	conn, err := Dial(t.Context(), Options{
+	conn, err := testDial(t.Context(), Options{
 		Server:    config.Server{Name: "e", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
 		Transport: ct,
 	})

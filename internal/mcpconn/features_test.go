@@ -113,7 +113,7 @@ func dialFeatures(t *testing.T, f Features, logger *slog.Logger, delivered ...ch
 	if len(delivered) > 0 {
 		d = delivered[0]
 	}
-	conn, err := Dial(t.Context(), Options{
+	conn, err := testDial(t.Context(), Options{
 		Server:    config.Server{Name: "f", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
 		Transport: featureServer(t, d),
 		Features:  f,
@@ -177,7 +177,7 @@ func (c serverLogs) next(t *testing.T) events.ServerLog {
 func TestServerLogsBecomeEvents(t *testing.T) {
 	recs := &records{}
 	got := make(serverLogs, 16)
-	conn, err := Dial(t.Context(), Options{
+	conn, err := testDial(t.Context(), Options{
 		Server:    config.Server{Name: "f", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
 		Transport: featureServer(t, nil),
 		Logger:    slog.New(recs),
@@ -237,7 +237,7 @@ func TestRoots(t *testing.T) {
 // before they become events.
 func TestServerLogsAreRedacted(t *testing.T) {
 	got := make(serverLogs, 16)
-	conn, err := Dial(t.Context(), Options{
+	conn, err := testDial(t.Context(), Options{
 		// The log tool logs "almost full": make that a secret of the server.
 		Server: config.Server{Name: "f", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true,
 			Env: map[string]string{"DISK_TOKEN": "almost full"}},
@@ -274,7 +274,7 @@ func TestServerLogsOnLatestProtocol(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = ss.Close() })
 	got := make(serverLogs, 16)
-	conn, err := Dial(t.Context(), Options{
+	conn, err := testDial(t.Context(), Options{
 		Server:    config.Server{Name: "l", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
 		Transport: ct, Emit: got.emit,
 	})

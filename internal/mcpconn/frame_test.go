@@ -18,7 +18,7 @@ import (
 // a message naming the limit, and ends the session with the same cause. An
 // answer just under the limit still arrives.
 func TestFrameTooLarge(t *testing.T) {
-	c, err := Dial(context.Background(), Options{Server: server(demoBin, "serve", "-fault-tools"), Grace: 200 * time.Millisecond})
+	c, err := testDial(context.Background(), Options{Server: server(demoBin, "serve", "-fault-tools"), Grace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func dialBusy(t *testing.T, b *busyServer, limit, timeoutSeconds int) *Conn {
 	t.Helper()
 	srv := config.Server{Name: "t", Type: config.TypeLocal, Command: []string{"in-memory"}, Enabled: true,
 		MaxConcurrentCalls: limit, TimeoutSeconds: timeoutSeconds}
-	c, err := Dial(context.Background(), Options{Server: srv, Transport: b.transport, Grace: 100 * time.Millisecond})
+	c, err := testDial(context.Background(), Options{Server: srv, Transport: b.transport, Grace: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

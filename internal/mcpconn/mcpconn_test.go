@@ -124,7 +124,7 @@ func TestStopKillsStubbornGroup(t *testing.T) {
 }
 
 func TestDialAndCall(t *testing.T) {
-	c, err := Dial(context.Background(), Options{Server: server(demoBin, "serve"), Grace: 200 * time.Millisecond})
+	c, err := testDial(context.Background(), Options{Server: server(demoBin, "serve"), Grace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestAbandonedDialLeavesNothing(t *testing.T) {
 	errc := make(chan error, 1)
 	var work sync.WaitGroup
 	go func() {
-		_, err := Dial(ctx, Options{Server: server(demoBin, "serve", "-hang-initialize", "-ignore-sigterm"), Grace: 100 * time.Millisecond, Go: work.Go})
+		_, err := testDial(ctx, Options{Server: server(demoBin, "serve", "-hang-initialize", "-ignore-sigterm"), Grace: 100 * time.Millisecond, Go: work.Go})
 		errc <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
@@ -178,7 +178,7 @@ func TestDialTimeoutNamesTheLimit(t *testing.T) {
 	srv := server(demoBin, "serve", "-hang-initialize")
 	srv.TimeoutSeconds = 1
 	var work sync.WaitGroup
-	_, err := Dial(context.Background(), Options{Server: srv, Grace: 100 * time.Millisecond, Go: work.Go})
+	_, err := testDial(context.Background(), Options{Server: srv, Grace: 100 * time.Millisecond, Go: work.Go})
 	if err == nil || !strings.Contains(err.Error(), "timeout_seconds=1") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want a timeout naming timeout_seconds=1", err)
 	}
@@ -187,7 +187,7 @@ func TestDialTimeoutNamesTheLimit(t *testing.T) {
 }
 
 func TestLostSessionIsReported(t *testing.T) {
-	c, err := Dial(context.Background(), Options{Server: server(demoBin, "serve", "-exit-after-calls", "1"), Grace: 100 * time.Millisecond})
+	c, err := testDial(context.Background(), Options{Server: server(demoBin, "serve", "-exit-after-calls", "1"), Grace: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestCancelledDialRacesLeaveNothing(t *testing.T) {
 			time.AfterFunc(time.Duration(i%7)*time.Millisecond, cancel)
 		}
 		var work sync.WaitGroup
-		c, err := Dial(ctx, Options{Server: wrapper, Grace: 100 * time.Millisecond, Go: work.Go})
+		c, err := testDial(ctx, Options{Server: wrapper, Grace: 100 * time.Millisecond, Go: work.Go})
 		if err == nil {
 			c.Close()
 		}
@@ -232,11 +232,11 @@ func TestCancelledDialRacesLeaveNothing(t *testing.T) {
 func TestDialErrorQuotesOnlyItsOwnStderr(t *testing.T) {
 	tail := &Tail{}
 	newStderrWriter(slog.New(slog.DiscardHandler), tail, nil).Write([]byte("from an earlier session\n"))
-	_, err := Dial(context.Background(), Options{Server: server("/nonexistent/cmd"), Tail: tail})
+	_, err := testDial(context.Background(), Options{Server: server("/nonexistent/cmd"), Tail: tail})
 	if err == nil || strings.Contains(err.Error(), "earlier session") {
 		t.Fatalf("err = %v, want no quote of an earlier session's stderr", err)
 	}
-	_, err = Dial(context.Background(), Options{Server: server("/bin/sh", "-c", "echo this attempt >&2; exit 1"), Tail: tail})
+	_, err = testDial(context.Background(), Options{Server: server("/bin/sh", "-c", "echo this attempt >&2; exit 1"), Tail: tail})
 	if err == nil || !strings.Contains(err.Error(), `last stderr line: "this attempt"`) {
 		t.Fatalf("err = %v, want this attempt's last stderr line", err)
 	}

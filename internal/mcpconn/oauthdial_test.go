@@ -249,7 +249,7 @@ func dialOAuthServer(t *testing.T, auth *config.Auth, tokenURL func(self string)
 	defer srv.Close()
 	cfg := config.Server{Name: "cc", Type: config.TypeHTTP, URL: srv.URL + "/mcp", Enabled: true, TimeoutSeconds: 5, Auth: auth}
 	var work sync.WaitGroup
-	_, err := Dial(context.Background(), Options{Server: cfg, Go: work.Go, AllowPrivateOAuthHosts: allow})
+	_, err := testDial(context.Background(), Options{Server: cfg, Go: work.Go, AllowPrivateOAuthHosts: allow})
 	work.Wait()
 	return err
 }

@@ -64,7 +64,7 @@ func TestRemoteTransportsWithBearerAndHeaders(t *testing.T) {
 				url += "/sse"
 			}
 			var work sync.WaitGroup
-			c, err := Dial(context.Background(), Options{Server: remote(tc.kind, url, plantedToken), Go: work.Go})
+			c, err := testDial(context.Background(), Options{Server: remote(tc.kind, url, plantedToken), Go: work.Go})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestRemoteWrongTokenFailsWithoutLeakingIt(t *testing.T) {
 	url := remoteServer(t, false)
 	var work sync.WaitGroup
 	wrong := "tok-wrong-planted-0a9f3c"
-	_, err := Dial(context.Background(), Options{Server: remote(config.TypeHTTP, url, wrong), Go: work.Go})
+	_, err := testDial(context.Background(), Options{Server: remote(config.TypeHTTP, url, wrong), Go: work.Go})
 	work.Wait()
 	if err == nil {
 		t.Fatal("connected with a wrong token")

@@ -121,7 +121,7 @@ func TestScrubbedErrorChainHoldsNoSecret(t *testing.T) {
 		refuse.Store(true)
 		srv := config.Server{Name: "web", Type: config.TypeHTTP, URL: echoingServer(t, &refuse), Enabled: true, TimeoutSeconds: 5}
 		var work sync.WaitGroup
-		_, err := Dial(context.Background(), Options{Server: srv, Go: work.Go})
+		_, err := testDial(context.Background(), Options{Server: srv, Go: work.Go})
 		work.Wait()
 		assertChainClean(t, "dial", err, chainSecrets...)
 		if rpc := (*jsonrpc.Error)(nil); !errors.As(err, &rpc) || rpc.Code != -32001 {
@@ -133,7 +133,7 @@ func TestScrubbedErrorChainHoldsNoSecret(t *testing.T) {
 		srv := config.Server{Name: "web", Type: config.TypeHTTP, URL: echoingServer(t, &refuse), Enabled: true, TimeoutSeconds: 5}
 		var work sync.WaitGroup
 		defer work.Wait()
-		c, err := Dial(context.Background(), Options{Server: srv, Go: work.Go})
+		c, err := testDial(context.Background(), Options{Server: srv, Go: work.Go})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestScrubbedErrorChainHoldsNoSecret(t *testing.T) {
 		srv := config.Server{Name: "mem", Type: config.TypeLocal, Enabled: true, TimeoutSeconds: 5, Env: map[string]string{"TOKEN": planted}}
 		var work sync.WaitGroup
 		defer work.Wait()
-		c, err := Dial(context.Background(), Options{Server: srv, Transport: broken, Go: work.Go})
+		c, err := testDial(context.Background(), Options{Server: srv, Transport: broken, Go: work.Go})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package server
+package binding
 
 import (
 	"context"
@@ -57,7 +57,7 @@ var promptTools = []metaTool{
 
 // metaTools returns the resource and prompt tools conn's capabilities call
 // for, except names the server's own tools (list) already use.
-func (a *Actor) metaTools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
+func (b *Binding) metaTools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
 	caps := conn.Capabilities()
 	var want []metaTool
 	if caps.Resources != nil {
@@ -68,27 +68,26 @@ func (a *Actor) metaTools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
 	}
 	taken := map[string]bool{}
 	for _, t := range list {
-		taken[adapter.ToolName(a.cfg.Name, t.Name)] = true
+		taken[adapter.ToolName(b.server, t.Name)] = true
 	}
 	var out []tools.Tool
 	for _, m := range want {
-		name := adapter.ToolName(a.cfg.Name, m.name)
+		name := adapter.ToolName(b.server, m.name)
 		if taken[name] {
-			a.logger.Warn("the server has a tool of its own by this name; no resource/prompt tool under it", "name", name)
+			b.logger.Warn("the server has a tool of its own by this name; no resource/prompt tool under it", "name", name)
 			continue
 		}
-		out = append(out, tools.NewTool(name, a.cfg.Name, m.name, m.description, json.RawMessage(m.schema), a.metaExecutor(m)))
+		out = append(out, tools.NewTool(name, b.server, m.name, m.description, json.RawMessage(m.schema), b.metaExecutor(m)))
 	}
 	return out
 }
 
 // metaExecutor runs m on whatever connection is current, like executor.
-func (a *Actor) metaExecutor(m metaTool) tools.ExecutorFunc {
-	current, server := &a.current, a.cfg.Name
+func (b *Binding) metaExecutor(m metaTool) tools.ExecutorFunc {
 	return func(ctx context.Context, args any) (tools.Result, error) {
-		conn := current.Load()
+		conn := b.current.Load()
 		if conn == nil {
-			return tools.Result{}, fmt.Errorf("calling %q on %q: %w", m.name, server, tools.ErrNotReady)
+			return tools.Result{}, fmt.Errorf("calling %q on %q: %w", m.name, b.server, tools.ErrNotReady)
 		}
 		var in map[string]any
 		if raw, err := json.Marshal(args); err == nil {
@@ -267,34 +266,6 @@ func promptArguments(p *mcp.Prompt) []prompts.Argument {
 		if a != nil {
 			out = append(out, prompts.Argument{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
-	}
-	return out
-}
-
-// promptsOf turns a server's prompt list into registry prompts, rendered
-// on whatever connection is current when a host asks.
-func (a *Actor) promptsOf(list []*mcp.Prompt) []prompts.Prompt {
-	current, server := &a.current, a.cfg.Name
-	var out []prompts.Prompt
-	seen := map[string]string{} // registry name -> original name
-	for _, p := range list {
-		if p == nil {
-			continue
-		}
-		original, name := p.Name, adapter.ToolName(server, p.Name)
-		if first, dup := seen[name]; dup {
-			a.logger.Warn("prompt name taken by another prompt of the same server; skipping it", "prompt", original, "name", name, "kept", first)
-			continue
-		}
-		seen[name] = original
-		get := func(ctx context.Context, args map[string]string) (prompts.Rendered, error) {
-			conn := current.Load()
-			if conn == nil {
-				return prompts.Rendered{}, fmt.Errorf("prompt %q of %q: %w", original, server, tools.ErrNotReady)
-			}
-			return renderPrompt(ctx, conn, original, args)
-		}
-		out = append(out, prompts.New(name, server, original, p.Title, p.Description, promptArguments(p), get))
 	}
 	return out
 }
