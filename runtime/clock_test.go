@@ -63,8 +63,11 @@ func noTimers(t *testing.T, fc *clockwork.FakeClock) {
 // before: the Describe it answers queues behind them.
 func (rt *testRuntime) settle(t *testing.T, path string) {
 	t.Helper()
-	pid := actor.NewPID(rt.system.Address(), path)
-	if _, err := rt.system.Root.RequestFuture(pid, messages.Describe{}, clockWait).Result(); err != nil {
-		t.Fatalf("describing %s: %v", path, err)
+	reply := make(chan messages.Description, 1)
+	rt.system.Root.Send(actor.NewPID(rt.system.Address(), path), messages.Describe{Reply: reply})
+	select {
+	case <-reply:
+	case <-time.After(clockWait):
+		t.Fatalf("%s did not describe itself within %s", path, clockWait)
 	}
 }
