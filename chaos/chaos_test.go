@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/runtime"
 	"github.com/openprogram/mcpvisor/status"
@@ -72,12 +73,13 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rebuilt, fromEvents := watchEvents(rt), "not_compared"
 	var callsOK, callsFailed, hung, violations, killed atomic.Int64
 	leakedProcesses, leakedGoroutines := -1, -1
 	// Whatever happens, one summary line, and nothing left running.
 	defer func() {
-		fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d\n",
-			killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load())
+		fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d status_from_events=%s\n",
+			killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load(), fromEvents)
 	}()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -89,12 +91,17 @@ func TestChaos(t *testing.T) {
 	})
 
 	stop := make(chan struct{})
+	// stopped is stop for a wait that takes a context.
+	stopped, endStopped := context.WithCancel(context.Background())
+	defer endStopped()
 	var wg sync.WaitGroup
 
 	// Callers: every call returns within its bound, with a result or an
 	// error that says what happened.
 	for range callers {
 		wg.Go(func() {
+			changes := rt.Subscribe(events.SubscribeOptions{})
+			defer changes.Close()
 			for {
 				select {
 				case <-stop:
@@ -121,7 +128,9 @@ func TestChaos(t *testing.T) {
 					if err.Error() == "" {
 						t.Errorf("call %s failed without saying why", tool)
 					}
-					time.Sleep(10 * time.Millisecond) // don't spin while a server is down
+					// Don't spin while a server is down: go on once
+					// some server changed after this failure.
+					awaitChange(stopped, changes)
 				}
 			}
 		})
@@ -224,6 +233,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	close(stop)
+	endStopped()
 	waitBounded(t, &wg, 2*callBound, "callers, checker and management")
 	continued.Wait()
 
@@ -244,18 +254,16 @@ func TestChaos(t *testing.T) {
 	// the disabled ones stay disabled.
 	recoverBy := time.Now().Add(2*maxBackoff + maxTimeout*time.Second + 10*time.Second)
 	for name, on := range want.enabled {
-		for {
-			st := statusOf(rt, name)
-			if on && st.State == status.Ready || !on && st.State == status.Disabled {
-				break
-			}
-			if time.Now().After(recoverBy) {
-				t.Errorf("%s did not recover after the chaos: %+v", name, st)
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		var st status.Server
+		if !testutil.Within(time.Until(recoverBy), func() bool {
+			st = statusOf(rt, name)
+			return on && st.State == status.Ready || !on && st.State == status.Disabled
+		}) {
+			t.Errorf("%s did not recover after the chaos: %+v", name, st)
 		}
 	}
+
+	running := rebuilt.settled(rt, 10*time.Second)
 
 	// A process frozen with SIGSTOP at shutdown is still stopped (SIGKILL
 	// acts on a stopped process).
@@ -269,6 +277,11 @@ func TestChaos(t *testing.T) {
 	defer cancel()
 	if err := rt.Shutdown(ctx); err != nil {
 		t.Errorf("Shutdown: %v", err)
+	}
+	if final, err := rebuilt.finish(rt, 10*time.Second); err != nil {
+		t.Error(err)
+	} else {
+		fromEvents = rebuilt.verdict(t, running, final)
 	}
 	leakedProcesses = len(testutil.ProcessesWithMarker(marker))
 	leakedGoroutines = 0
@@ -301,5 +314,26 @@ func waitBounded(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what str
 	case <-done:
 	case <-time.After(limit):
 		t.Fatalf("%s still running %s after stop: something hangs", what, limit)
+	}
+}
+
+// awaitChange waits for the next lifecycle event after the ones sub
+// already holds (those came before the failure that asks), or ctx's end.
+func awaitChange(ctx context.Context, sub *events.Subscription) {
+	held, drop := context.WithCancel(ctx)
+	drop()
+	for {
+		if _, err := sub.Next(held); err != nil {
+			break
+		}
+	}
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			return
+		}
+		if _, log := e.(events.ServerLog); !log {
+			return
+		}
 	}
 }

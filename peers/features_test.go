@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/runtime"
 	"github.com/openprogram/mcpvisor/status"
@@ -226,17 +228,9 @@ func (rt *testRuntime) settledTools(t *testing.T) []tools.Tool {
 // are listed after it shows ready) and returns them.
 func waitPrompts(t *testing.T, rt *testRuntime, n int) []prompts.Prompt {
 	t.Helper()
-	deadline := time.Now().Add(toolsTimeout)
-	for {
-		list := rt.Prompts()
-		if len(list) >= n {
-			return list
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d prompts registered after %v, want %d: %+v", len(list), toolsTimeout, n, list)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var list []prompts.Prompt
+	testutil.Eventually(t, toolsTimeout, fmt.Sprintf("%d prompts registered", n), func() bool { list = rt.Prompts(); return len(list) >= n })
+	return list
 }
 
 func serverStatus(t *testing.T, rt *testRuntime, name string) status.Server {
@@ -515,14 +509,12 @@ func checkProgress(t *testing.T, rt *testRuntime) {
 	// The last report may travel just behind the result; the callback
 	// still gets it for a moment after the call returned.
 	var got []tools.Progress
-	for deadline := time.Now().Add(time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testutil.Within(time.Second, func() bool {
 		mu.Lock()
+		defer mu.Unlock()
 		got = slices.Clone(reports)
-		mu.Unlock()
-		if len(got) >= 3 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(got) >= 3
+	})
 	if len(got) != 3 {
 		t.Fatalf("progress reports %+v, want all 3", got)
 	}
@@ -624,13 +616,7 @@ func checkGzipResource(t *testing.T, rt *testRuntime) {
 		t.Errorf("gzip-file-as-resource (resource) = %q; want %q", got, "[resource: "+uri+"]")
 	}
 
-	deadline := time.Now().Add(promptly)
-	for len(rt.records.matching(isChange)) <= before {
-		if time.Now().After(deadline) {
-			t.Fatalf("no resources/list_changed reached the runtime within %v", promptly)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, promptly, "a resources/list_changed to reach the runtime", func() bool { return len(rt.records.matching(isChange)) > before })
 
 	listing := parseResourceListing(t, rt.call(t, "everything__list_resources", map[string]any{}))
 	if !slices.ContainsFunc(listing.Resources, func(r listedResource) bool {

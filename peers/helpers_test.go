@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/runtime"
 	"github.com/openprogram/mcpvisor/status"
@@ -99,33 +100,46 @@ func tryStartHTTPServer(t *testing.T, transport string) (*httpServer, error) {
 		}
 	})
 
-	deadline := time.Now().Add(listenTimeout)
-	for {
+	// Nothing announces the listening socket: look until it answers, the
+	// process exits or listenTimeout passes.
+	var (
+		srv    *httpServer
+		failed error
+		ls     []netip.AddrPort
+	)
+	listening := testutil.Within(listenTimeout, func() bool {
 		select {
 		case <-done:
+			failed = fmt.Errorf("node exited before listening on port %d: %v\n%s", port, waitErr, out.String())
 			if strings.Contains(out.String(), "EADDRINUSE") || strings.Contains(out.String(), "already in use") {
-				return nil, fmt.Errorf("%w (port %d): %v\n%s", errPortTaken, port, waitErr, out.String())
+				failed = fmt.Errorf("%w (port %d): %v\n%s", errPortTaken, port, waitErr, out.String())
 			}
-			return nil, fmt.Errorf("node exited before listening on port %d: %v\n%s", port, waitErr, out.String())
+			return true
 		default:
 		}
-		ls, err := listenersOf(pid)
-		if err != nil {
-			return nil, err
+		var err error
+		if ls, err = listenersOf(pid); err != nil {
+			failed = err
+			return true
 		}
 		if slices.ContainsFunc(ls, func(a netip.AddrPort) bool { return int(a.Port()) == port }) {
 			conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
 			if err == nil {
 				conn.Close()
-				return &httpServer{Port: port, PID: pid, Listeners: ls, output: out}, nil
+				srv = &httpServer{Port: port, PID: pid, Listeners: ls, output: out}
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("node (pid %d) did not listen on 127.0.0.1:%d within %v; its listening sockets: %v\n%s",
-				pid, port, listenTimeout, ls, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	})
+	switch {
+	case !listening:
+		return nil, fmt.Errorf("node (pid %d) did not listen on 127.0.0.1:%d within %v; its listening sockets: %v\n%s",
+			pid, port, listenTimeout, ls, out.String())
+	case failed != nil:
+		return nil, failed
 	}
+	return srv, nil
 }
 
 // stopGroup stops the process group led by pid: SIGTERM, then SIGKILL after
@@ -305,21 +319,15 @@ func startRuntimeWith(t *testing.T, keep []int, opts runtime.Options, servers ..
 // it is then ready.
 func (rt *testRuntime) waitReady(t *testing.T, name string) status.Server {
 	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		for _, s := range rt.Status().Servers {
-			if s.Name == name && s.State != status.Starting {
-				if s.State != status.Ready {
-					t.Fatalf("server %q is %s, not ready: %+v", name, s.State, s)
-				}
-				return s
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server %q still starting after %v; status: %+v", name, readyTimeout, rt.Status())
-		}
-		time.Sleep(10 * time.Millisecond)
+	sub := rt.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
+	defer sub.Close()
+	testutil.AwaitState(t, sub, readyTimeout, fmt.Sprintf("server %q out of starting", name), serverStatus(t, rt, name),
+		func(s status.State, _ int) bool { return s != status.Starting })
+	st := serverStatus(t, rt, name)
+	if st.State != status.Ready {
+		t.Fatalf("server %q is %s, not ready: %+v", name, st.State, st)
 	}
+	return st
 }
 
 // waitTools waits until every name in want is registered and returns the
@@ -336,8 +344,7 @@ func (rt *testRuntime) waitTools(t *testing.T, want []string) []tools.Tool {
 			return list
 		} else {
 			select {
-			case <-sub.C:
-			case <-time.After(100 * time.Millisecond): // a change between List and Subscribe
+			case <-sub.C: // subscribed before the first List: no change is missed
 			case <-timeout:
 				t.Fatalf("tools %v still missing after %v; registered: %v; status: %+v",
 					missing, toolsTimeout, toolNames(list), rt.Status())

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // logRecord is one record the runtime logged, with the attributes its
@@ -54,16 +56,9 @@ func (l *logRecorder) matching(match func(logRecord) bool) []logRecord {
 // came.
 func (l *logRecorder) waitFor(t *testing.T, timeout time.Duration, what string, match func(logRecord) bool) []logRecord {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		if got := l.matching(match); len(got) > 0 {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s logged within %v", what, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var got []logRecord
+	testutil.Eventually(t, timeout, what+" logged", func() bool { got = l.matching(match); return len(got) > 0 })
+	return got
 }
 
 // recordingHandler is a slog.Handler that records every record into rec,

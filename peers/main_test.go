@@ -163,16 +163,14 @@ func lockDir(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(installTimeout)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	// flock has no deadline of its own: try until the holder lets go.
+	testutil.Within(installTimeout, func() bool {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		return !errors.Is(err, syscall.EWOULDBLOCK)
+	})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
 	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

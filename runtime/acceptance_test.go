@@ -7,11 +7,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -183,10 +185,13 @@ func TestAcceptance_DeleteDisableLaterServerWhileStartupWaits(t *testing.T) {
 		t.Fatalf("first = %+v: startup stopped waiting before the management calls were done", st)
 	}
 	// The earlier connect resumes (here: times out) and startup goes on.
+	sub := rt.subscribe(t, "")
 	if st := rt.waitSettled(t, "first"); st.State != status.Backoff {
 		t.Fatalf("first = %+v", st)
 	}
-	time.Sleep(500 * time.Millisecond) // room for a wrong late start to happen
+	// must not come: startup, going on, starts a server a management call
+	// changed meanwhile (no event says "startup is done").
+	testutil.NoEvent(t, sub, 500*time.Millisecond, "a late start by startup", lateStart("disabled_later", "deleted_later", "readded", "restarted"))
 	if st := mustStatus(t, rt, "disabled_later"); st.State != status.Disabled {
 		t.Errorf("disabled_later = %+v", st)
 	}
@@ -266,14 +271,14 @@ func mustStatus(t *testing.T, rt *testRuntime, name string) status.Server {
 	return st
 }
 
-func (rt *testRuntime) waitReady(t *testing.T, name string) status.Server {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, _ := rt.board.Get(name)
-		if st.State == status.Ready || time.Now().After(deadline) {
-			return st
+// lateStart matches an event that would say a server that startup had
+// not reached yet was started by it after a management call changed it.
+func lateStart(names ...string) func(events.Event) bool {
+	return func(e events.Event) bool {
+		switch e.(type) {
+		case events.StateChanged, events.SessionStarted, events.ServerAdded:
+			return slices.Contains(names, e.Head().Server)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return false
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -18,34 +19,19 @@ import (
 func TestKilledServerActorRecovers(t *testing.T) {
 	rt := start(t, Options{StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
 	first := rt.waitSettled(t, "ex")
+	sub := rt.subscribe(t, "ex")
 	rt.system.Root.Stop(actor.NewPID(rt.system.Address(), "manager/ex"))
-	deadline := time.Now().Add(20 * time.Second)
-	sawGone := false
-	for {
-		st, _ := rt.board.Get("ex")
-		if len(rt.Tools()) == 0 && st.PID == 0 {
-			sawGone = true
-		}
-		if st.State == status.Ready && st.PID != first.PID && len(rt.Tools()) > 0 {
-			if st.Restarts < 1 {
-				t.Fatalf("respawned status = %+v, want restarts >= 1", st)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not recovered: %+v", st)
-		}
-		time.Sleep(2 * time.Millisecond)
+	// Gone at once: the tools withdrawn, then a state that shows no pid,
+	// before anything starts again.
+	testutil.Await(t, sub, 20*time.Second, "ex's tools withdrawn", func(e events.ToolsChanged) bool { return e.Count == 0 })
+	if e := testutil.Await[events.StateChanged](t, sub, 20*time.Second, "ex out of ready", nil); e.From != string(status.Ready) || e.To == string(status.Starting) {
+		t.Errorf("after the tools went: %v, want a move from ready to a state without a pid", e)
 	}
-	if !sawGone {
-		t.Error("never saw the server without tools and pid between the kill and the respawn")
+	st := rt.waitFor(t, "ex", status.Ready)
+	if st.PID == first.PID || st.Restarts < 1 {
+		t.Fatalf("respawned status = %+v, want a new pid and restarts >= 1", st)
 	}
-	for len(testutil.ProcessesWithMarker(marker)) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v, want only the new one", testutil.ProcessesWithMarker(marker))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, "only the new process", func() bool { return len(testutil.ProcessesWithMarker(marker)) == 1 })
 }
 
 // A server actor killed while its server is being removed is not
@@ -77,26 +63,11 @@ func TestKilledServerActorNotRespawnedAfterRemove(t *testing.T) {
 func TestKilledSessionActorRecovers(t *testing.T) {
 	rt := start(t, Options{StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
 	first := rt.waitSettled(t, "ex")
+	sub := rt.subscribe(t, "ex")
 	rt.system.Root.Stop(actor.NewPID(rt.system.Address(), "manager/ex/session"))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		st, _ := rt.board.Get("ex")
-		if st.State == status.Ready && st.PID != first.PID && len(rt.Tools()) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not recovered: %+v", st)
-		}
-		time.Sleep(5 * time.Millisecond)
+	started := testutil.Await(t, sub, 20*time.Second, "a new session", func(e events.SessionStarted) bool { return e.PID != first.PID })
+	if st := rt.waitFor(t, "ex", status.Ready); st.PID != started.PID || len(rt.Tools()) == 0 {
+		t.Fatalf("not recovered on pid %d: %+v (%d tools)", started.PID, st, len(rt.Tools()))
 	}
-	for {
-		left := testutil.ProcessesWithMarker(marker)
-		if len(left) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v, want only the new one", left)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, "only the new process", func() bool { return len(testutil.ProcessesWithMarker(marker)) == 1 })
 }

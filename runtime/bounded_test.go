@@ -160,15 +160,3 @@ func TestRemoteAnswerOverItsBoundFailsCallsInFlight(t *testing.T) {
 	<-f.done
 	rt.waitBack(t, "big")
 }
-
-// waitBack waits until name is ready again after losing a session, and
-// returns its status.
-func (rt *testRuntime) waitBack(t *testing.T, name string) status.Server {
-	t.Helper()
-	var st status.Server
-	waitUntilWithin(t, 30*time.Second, name+" ready again after a restart", func() bool {
-		st, _ = rt.board.Get(name)
-		return st.State == status.Ready && st.Restarts > 0
-	})
-	return st
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -31,6 +32,7 @@ func TestDebugKillRecovers(t *testing.T) {
 			t.Run(path+"/"+how, func(t *testing.T) {
 				rt := start(t, Options{Debug: true, StopGrace: 200 * time.Millisecond}, exampleServer("ex"))
 				first := rt.waitSettled(t, "ex")
+				sub := rt.subscribe(t, "ex")
 				rec := httptest.NewRecorder()
 				req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/debug/actors/kill", strings.NewReader(`{"path":"`+path+`","how":"`+how+`"}`))
 				req.Header.Set("Content-Type", "application/json")
@@ -38,17 +40,11 @@ func TestDebugKillRecovers(t *testing.T) {
 				if rec.Code != http.StatusOK {
 					t.Fatalf("kill answered %d: %s", rec.Code, rec.Body)
 				}
-				deadline := time.Now().Add(20 * time.Second)
-				for {
-					st, _ := rt.board.Get("ex")
-					if st.State == status.Ready && st.PID != first.PID && len(rt.Tools()) > 0 && len(testutil.ProcessesWithMarker(marker)) == 1 {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("not recovered: %+v, processes %v", st, testutil.ProcessesWithMarker(marker))
-					}
-					time.Sleep(5 * time.Millisecond)
+				started := testutil.Await(t, sub, 20*time.Second, "a new session", func(e events.SessionStarted) bool { return e.PID != first.PID })
+				if st := rt.waitFor(t, "ex", status.Ready); st.PID != started.PID || len(rt.Tools()) == 0 {
+					t.Fatalf("not recovered on pid %d: %+v (%d tools)", started.PID, st, len(rt.Tools()))
 				}
+				testutil.Eventually(t, 20*time.Second, "only the new process", func() bool { return len(testutil.ProcessesWithMarker(marker)) == 1 })
 				tree, err := rt.ActorTree(t.Context())
 				if err != nil {
 					t.Fatal(err)

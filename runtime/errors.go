@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
@@ -45,7 +47,10 @@ var (
 	// login failed) and only the user can fix it, by logging in again:
 	// RestartServer starts a new login. Until then the server stays in
 	// state needs_auth and nothing retries by itself, so no browser loops.
-	// A tool call that met the refusal returns it.
+	// A tool call that met the refusal returns it, and so does (together
+	// with ErrUnknownTool) a later call of one of the server's tools while
+	// it waits in needs_auth or authorizing, since its tools are
+	// unregistered meanwhile.
 	ErrNeedsLogin = oauthflow.ErrNeedsReauth
 
 	// ErrUnknownTool: CallTool of a name no ready server registers.
@@ -81,3 +86,7 @@ var (
 	// would make it, is over config.MaxFileSize (4 MiB).
 	ErrConfigTooLarge = config.ErrTooLarge
 )
+
+// errNeedsLoginState says why a tool of a server that waits for a login is
+// not registered; it matches ErrNeedsLogin.
+var errNeedsLoginState = fmt.Errorf("waits for a login (%w)", ErrNeedsLogin)

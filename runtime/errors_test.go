@@ -125,10 +125,10 @@ func TestErrNeedsLogin(t *testing.T) {
 	as := newAuthServer(t)
 	dir := loggedIn(t, as)
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open, Restart: RestartPolicy{Initial: 10 * time.Millisecond}})
-	rt.waitFor(t, "web", status.Ready)
 	// Ready shows before the tools are registered (a registered tool
-	// always belongs to a ready server, not the other way round).
-	waitUntilWithin(t, 10*time.Second, "web__echo registered", func() bool { _, ok := rt.Registry().Get("web__echo"); return ok })
+	// always belongs to a ready server, not the other way round): waitFor
+	// waits for the ToolsChanged that follows.
+	rt.waitFor(t, "web", status.Ready)
 	as.with(func(a *authServer) { a.refuseRefresh = true })
 	as.revokeAccess()
 	_, err := rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})
@@ -137,6 +137,14 @@ func TestErrNeedsLogin(t *testing.T) {
 	}
 	if st := rt.waitFor(t, "web", status.NeedsAuth); st.ErrorKind != status.KindNeedsReauth {
 		t.Errorf("status %+v, want needs_auth", st)
+	}
+	// Later calls find the tool unregistered, and are told why.
+	_, err = rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})
+	if !errors.Is(err, ErrNeedsLogin) || !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("call while the server needs a login: %v, want it to match ErrNeedsLogin and ErrUnknownTool", err)
+	}
+	if _, err := rt.CallTool(context.Background(), "webx__echo", nil); errors.Is(err, ErrNeedsLogin) {
+		t.Errorf("call of another server's name: %v, must not match ErrNeedsLogin", err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,95 +20,10 @@ import (
 // failing the test when none comes within the deadline.
 func nextEvent(t *testing.T, sub *events.Subscription, deadline time.Time) events.Event {
 	t.Helper()
-	ctx, cancel := context.WithDeadline(t.Context(), deadline)
-	defer cancel()
-	for {
-		e, err := sub.Next(ctx)
-		if err != nil {
-			t.Fatalf("waiting for an event: %v", err)
-		}
-		if _, ok := e.(events.ServerLog); !ok {
-			return e
-		}
-	}
-}
-
-// TestSIGKILLEventSequence: a subscriber of a SIGKILLed stdio server sees,
-// in order, session lost (with Go's exit status) → ready→backoff with
-// next_retry_at → backoff→starting → session started on a new pid →
-// starting→ready → its tools listed again; and each event is already in
-// Status() when the subscriber reads it (the board is the reducer), with
-// the restart count the board owns.
-func TestSIGKILLEventSequence(t *testing.T) {
-	rt := start(t, Options{}, exampleServer("ex"))
-	first := rt.waitSettled(t, "ex")
-	if first.State != status.Ready {
-		t.Fatalf("ex = %+v", first)
-	}
-	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: rt.bus.LastSeq() + 1})
-	defer sub.Close()
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	type step struct {
-		what string
-		ok   func(events.Event) bool
-	}
-	var newPID int
-	steps := []step{
-		{"session lost (signal: killed)", func(e events.Event) bool {
-			l, ok := e.(events.SessionLost)
-			return ok && l.ExitStatus == "signal: killed" && l.Error != ""
-		}},
-		{"state ready -> backoff with next_retry_at", func(e events.Event) bool {
-			s, ok := e.(events.StateChanged)
-			return ok && s.From == "ready" && s.To == "backoff" && !s.NextRetryAt.IsZero() && s.NextRetryAt.After(s.Time)
-		}},
-		{"state backoff -> starting, restarts 1", func(e events.Event) bool {
-			s, ok := e.(events.StateChanged)
-			return ok && s.From == "backoff" && s.To == "starting" && s.Restarts == 1
-		}},
-		{"session started on a new pid", func(e events.Event) bool {
-			s, ok := e.(events.SessionStarted)
-			newPID = s.PID
-			return ok && s.PID != 0 && s.PID != first.PID && s.ProtocolVersion != ""
-		}},
-		{"state starting -> ready", func(e events.Event) bool {
-			s, ok := e.(events.StateChanged)
-			return ok && s.From == "starting" && s.To == "ready" && s.Restarts == 1
-		}},
-		{"tools changed", func(e events.Event) bool {
-			c, ok := e.(events.ToolsChanged)
-			return ok && c.Count > 0 && len(c.Added) == c.Count
-		}},
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	var seen []string
-	for _, s := range steps {
-		for {
-			e := nextEvent(t, sub, deadline)
-			seen = append(seen, e.String())
-			if sc, ok := e.(events.StateChanged); ok {
-				// The reducer ran inside Emit: the board shows this state
-				// (or a later one) with the count the event carries.
-				if st := mustStatus(t, rt, "ex"); st.Restarts < sc.Restarts {
-					t.Errorf("event %s: status shows restarts %d", e, st.Restarts)
-				}
-			}
-			if s.ok(e) {
-				break
-			}
-			switch e.(type) {
-			case events.ToolsChanged, events.PromptsChanged:
-				continue // the tools and prompts go with the loss, before the backoff
-			}
-			t.Fatalf("want %s, got %s; events so far:\n%s", s.what, e, strings.Join(seen, "\n"))
-		}
-	}
-	st := mustStatus(t, rt, "ex")
-	if st.State != status.Ready || st.PID != newPID || st.Restarts != 1 || st.ToolCount == 0 {
-		t.Errorf("status after the events = %+v, want ready on pid %d with 1 restart and its tools", st, newPID)
-	}
+	return testutil.AwaitEvent(t, sub, time.Until(deadline), "the next lifecycle event", func(e events.Event) bool {
+		_, log := e.(events.ServerLog)
+		return !log
+	})
 }
 
 // TestRestartCountInEventsIsStatus: after a kill and a manual restart,
@@ -159,7 +73,7 @@ func TestLogFromEvents(t *testing.T) {
 		Env:     map[string]string{"SECRET": secret, testutil.MarkerEnv: marker}}
 	rt := start(t, Options{Restart: RestartPolicy{Initial: time.Hour}}, exampleServer("ex"), crasher)
 	first := rt.waitSettled(t, "ex")
-	waitUntil(t, "crasher's backoff", func() bool { st, _ := rt.board.Get("crasher"); return st.State == status.Backoff })
+	rt.waitState(t, "crasher", status.Backoff)
 	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: rt.bus.LastSeq() + 1})
 	defer sub.Close()
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {

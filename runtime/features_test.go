@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
@@ -23,26 +22,6 @@ func toolNames(rt *testRuntime, server string) []string {
 	return out
 }
 
-// waitUntil polls cond for up to 10 s.
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	waitUntilWithin(t, 10*time.Second, what, cond)
-}
-
-// waitUntilWithin polls cond for up to limit: the package's one
-// condition wait (for what a test cannot be told of by an event), so that
-// every wait is bounded and says what it waited for.
-func waitUntilWithin(t testing.TB, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", limit, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // The example server declares prompts and resources: its resource and
 // prompt tools appear, its prompt reaches the prompt registry and renders,
 // and its resources read through the tools.
@@ -55,7 +34,7 @@ func TestPromptsAndResources(t *testing.T) {
 			t.Errorf("tool %s missing: %v", want, names)
 		}
 	}
-	waitUntil(t, "the greet prompt", func() bool { _, ok := rt.prompts.Get("ex__greet"); return ok })
+	rt.awaitCatalog(t, "ex", "the greet prompt", func() bool { _, ok := rt.prompts.Get("ex__greet"); return ok })
 	list := rt.Prompts()
 	if len(list) != 1 || list[0].OriginalName != "greet" || len(list[0].Arguments) == 0 || !list[0].Arguments[0].Required {
 		t.Fatalf("prompts = %+v", list)
@@ -120,19 +99,19 @@ func TestPromptsAndResources(t *testing.T) {
 func TestListChangedSwapsRegistrations(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex", "-change-tool"))
 	rt.waitReady(t, "ex")
-	waitUntil(t, "the greet prompt", func() bool { return len(rt.Prompts()) == 1 })
+	rt.awaitCatalog(t, "ex", "the greet prompt", func() bool { return len(rt.Prompts()) == 1 })
 	mustCall(t, rt, "ex__change", map[string]any{"list": "tools"})
-	waitUntil(t, "tool ex__extra_1", func() bool { return slices.Contains(toolNames(rt, "ex"), "ex__extra_1") })
+	rt.awaitCatalog(t, "ex", "tool ex__extra_1", func() bool { return slices.Contains(toolNames(rt, "ex"), "ex__extra_1") })
 	if res := mustCall(t, rt, "ex__extra_1", map[string]any{"text": "new"}); res.Content[0].Text != "new" {
 		t.Errorf("extra_1 = %+v", res)
 	}
 	mustCall(t, rt, "ex__change", map[string]any{"list": "prompts"})
-	waitUntil(t, "prompt ex__extra_1", func() bool { _, ok := rt.prompts.Get("ex__extra_1"); return ok })
+	rt.awaitCatalog(t, "ex", "prompt ex__extra_1", func() bool { _, ok := rt.prompts.Get("ex__extra_1"); return ok })
 	// A burst: five changes at once end with all five tools registered.
 	for range 5 {
 		mustCall(t, rt, "ex__change", map[string]any{"list": "tools"})
 	}
-	waitUntil(t, "tool ex__extra_6", func() bool { return slices.Contains(toolNames(rt, "ex"), "ex__extra_6") })
+	rt.awaitCatalog(t, "ex", "tool ex__extra_6", func() bool { return slices.Contains(toolNames(rt, "ex"), "ex__extra_6") })
 	st := mustStatus(t, rt, "ex")
 	if st.State != status.Ready || st.Restarts != 0 || st.ToolCount != len(toolNames(rt, "ex")) {
 		t.Errorf("status after changes: %+v (tools %d)", st, len(toolNames(rt, "ex")))

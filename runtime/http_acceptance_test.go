@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -174,8 +175,11 @@ func TestAcceptanceHTTP_DeleteDisableLaterServerWhileStartupWaits(t *testing.T) 
 	}
 
 	// The earlier connect resumes (it times out) and startup goes on.
+	sub := rt.subscribe(t, "")
 	api.waitState("first", status.Backoff)
-	time.Sleep(500 * time.Millisecond) // room for a wrong late start to happen
+	// must not come: startup, going on, starts a server a management call
+	// changed meanwhile (no event says "startup is done").
+	testutil.NoEvent(t, sub, 500*time.Millisecond, "a late start by startup", lateStart("disabled_later", "deleted_later", "readded"))
 	if d := api.entry("disabled_later"); d.State != status.Disabled || d.Enabled || d.PID != 0 {
 		t.Errorf("disabled_later = %+v", d)
 	}

@@ -41,7 +41,7 @@ func TestHTTPRouteDeadlines(t *testing.T) {
 		{"POST", "/api/mcp/servers/ex/restart", `{}`, config.MaxTimeoutSeconds*time.Second + routeMargin},
 		{"PATCH", "/api/mcp/servers/ex", `{"timeout_seconds": 7}`, config.MaxTimeoutSeconds*time.Second + routeMargin},
 	}
-	waitUntil(t, "the greet prompt", func() bool { _, ok := rt.prompts.Get("ex__greet"); return ok })
+	rt.awaitCatalog(t, "ex", "the greet prompt", func() bool { _, ok := rt.prompts.Get("ex__greet"); return ok })
 	for _, tt := range tests {
 		req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body))
 		req.Host = "127.0.0.1:7077"

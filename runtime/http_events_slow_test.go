@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // A client that stops reading: the server's send buffer (and, where the
@@ -81,7 +82,7 @@ func TestEventsSlowClient(t *testing.T) {
 			// may hold up to its buffer (logSubBuffer events); let it catch
 			// up so that what is measured is the stream's subscription.
 			seq := rt.bus.LastSeq()
-			waitUntilWithin(t, 10*time.Second, "the log subscriber caught up", func() bool { return rt.logged.Load() >= seq })
+			testutil.Eventually(t, 10*time.Second, "the log subscriber caught up", func() bool { return rt.logged.Load() >= seq })
 		}
 	}
 	// The buffer holds at most events.DefaultBuffer (256) of them, 8 MiB.

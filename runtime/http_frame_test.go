@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -20,6 +22,7 @@ func TestHTTPStdioFrameTooLarge(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex", "-fault-tools"))
 	api := newAPI(t, rt)
 	pid := api.waitState("ex", status.Ready).PID
+	sub := rt.subscribe(t, "ex")
 
 	body := fmt.Sprintf(`{"arguments": {"bytes": %d}}`, mcp.DefaultMaxLineLength+1)
 	e := api.do("POST", "/api/mcp/tools/ex__huge/call", body).want(t, http.StatusBadGateway).apiError(t)
@@ -29,12 +32,11 @@ func TestHTTPStdioFrameTooLarge(t *testing.T) {
 
 	// Ready again on a new process (the old one may still show as ready
 	// for a moment, before the loss is noticed).
-	var d ServerDetail
-	waitUntilWithin(t, 30*time.Second, "ex ready on a new process", func() bool {
-		d = api.entry("ex")
-		// tool_count comes with tools_changed, after the tools registered
-		return d.State == status.Ready && d.PID != pid && d.ToolCount > 0
-	})
+	started := testutil.Await(t, sub, 30*time.Second, "ex on a new process", func(e events.SessionStarted) bool { return e.PID != pid })
+	d := api.waitState("ex", status.Ready)
+	if d.PID != started.PID || d.ToolCount == 0 {
+		t.Errorf("ex = %+v, want ready on pid %d with its tools", d.ServerEntry, started.PID)
+	}
 	if d.PID == pid || d.Restarts < 1 || !strings.Contains(d.LastError, "16 MiB") {
 		t.Errorf("ex = %+v, want restarted with the frame error as last_error", d.ServerEntry)
 	}

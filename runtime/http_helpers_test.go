@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -180,21 +182,29 @@ func (c *apiClient) names() []string {
 	return out
 }
 
-// waitState polls GET /api/mcp/servers/{name} until the server is in one
-// of the states, and returns its entry.
+// waitState waits until GET /api/mcp/servers/{name} shows the server in
+// one of the states, and returns its entry: it reads the entry at once
+// and again after each of the server's state and tool changes. Ready
+// counts once the entry's tool_count is set (by the tools_changed that
+// follows the tools' registration, just after the state shows).
 func (c *apiClient) waitState(name string, states ...status.State) ServerDetail {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		d := c.entry(name)
-		if slices.Contains(states, d.State) {
-			return d
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("%s still %s after 30s, want %v: %+v", name, d.State, states, d)
-		}
-		time.Sleep(10 * time.Millisecond)
+	sub := c.rt.subscribe(c.t, name)
+	defer sub.Close()
+	d := c.entry(name)
+	shows := func() bool { return slices.Contains(states, d.State) && (d.State != status.Ready || d.ToolCount > 0) }
+	if shows() {
+		return d
 	}
+	testutil.AwaitEvent(c.t, sub, 30*time.Second, fmt.Sprintf("the API to show %s in %v", name, states), func(e events.Event) bool {
+		switch e.(type) {
+		case events.StateChanged, events.ToolsChanged:
+			d = c.entry(name)
+			return shows()
+		}
+		return false
+	})
+	return d
 }
 
 // configPath is the runtime's config file.

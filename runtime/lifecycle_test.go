@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -134,14 +136,12 @@ func TestDisabledServerStartsNothing(t *testing.T) {
 func TestLostSessionUnregistersTools(t *testing.T) {
 	// A long first delay holds the server in backoff for the checks.
 	rt := start(t, Options{Restart: RestartPolicy{Initial: time.Hour}}, exampleServer("ex", "-exit-after-calls", "1"))
-	rt.waitSettled(t, "ex")
+	rt.waitReady(t, "ex")
+	sub := rt.subscribe(t, "ex")
 	mustCall(t, rt, "ex__echo", map[string]any{"text": "bye"})
-	deadline := time.Now().Add(10 * time.Second)
-	for len(rt.Tools()) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("tools still registered after the server exited")
-		}
-		time.Sleep(5 * time.Millisecond)
+	testutil.Await(t, sub, 10*time.Second, "ex's tools withdrawn after the server exited", func(e events.ToolsChanged) bool { return e.Count == 0 })
+	if n := len(rt.Tools()); n != 0 {
+		t.Fatalf("%d tools still registered after the server exited", n)
 	}
 	rt.waitState(t, "ex", status.Backoff)
 	st, _ := rt.board.Get("ex")
@@ -159,19 +159,8 @@ func TestLostSessionRecovers(t *testing.T) {
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		st, _ := rt.board.Get("ex")
-		if st.State == status.Ready && st.PID != first.PID {
-			if st.Restarts != 1 || !strings.Contains(st.LastError, "lost") {
-				t.Fatalf("recovered status = %+v, want restarts=1 and the loss as last_error", st)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not recovered: %+v", st)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if st := rt.waitBack(t, "ex"); st.PID == first.PID || st.Restarts != 1 || !strings.Contains(st.LastError, "lost") {
+		t.Fatalf("recovered status = %+v, want a new process, restarts=1 and the loss as last_error", st)
 	}
 	if res := mustCall(t, rt, "ex__echo", map[string]any{"text": "back"}); res.Content[0].Text != "back" {
 		t.Fatalf("echo after recovery = %+v", res)
@@ -229,24 +218,13 @@ func TestUnfixableLossNotRetried(t *testing.T) {
 
 func waitForProcesses(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(testutil.ProcessesWithMarker(marker)) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("fewer than %d server processes started", n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, fmt.Sprintf("%d server processes", n), func() bool { return len(testutil.ProcessesWithMarker(marker)) >= n })
 }
 
 // waitProcessCount waits up to 10s for exactly n server processes and
 // returns the count it saw last.
 func waitProcessCount(n int) int {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := len(testutil.ProcessesWithMarker(marker))
-		if got == n || time.Now().After(deadline) {
-			return got
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var got int
+	testutil.Within(10*time.Second, func() bool { got = len(testutil.ProcessesWithMarker(marker)); return got == n })
+	return got
 }

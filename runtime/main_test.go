@@ -10,7 +10,6 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/testutil"
-	"github.com/openprogram/mcpvisor/status"
 )
 
 // demoBin is the example server binary every test here runs as a real
@@ -75,22 +74,6 @@ func startIn(t *testing.T, dir string, opts Options) *testRuntime {
 		}
 	})
 	return &testRuntime{Runtime: rt, logs: logs, dir: dir}
-}
-
-// waitSettled waits until server leaves "starting" and returns its status.
-func (rt *testRuntime) waitSettled(t *testing.T, name string) status.Server {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, s := range rt.Status().Servers {
-			if s.Name == name && s.State != status.Starting {
-				return s
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("server %q still starting after 30s; status: %+v", name, rt.Status())
-	return status.Server{}
 }
 
 // logBuffer collects every log line of a runtime, for secret checks.

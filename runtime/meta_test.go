@@ -39,7 +39,7 @@ func TestResourceCutAndPromptNameClash(t *testing.T) {
 	if len(text) >= len(big) || !strings.Contains(text, "[resource big://log cut: 262144 of 307200 bytes shown]") {
 		t.Errorf("read_resource gave %d bytes ending %q", len(text), text[max(0, len(text)-80):])
 	}
-	waitUntil(t, "the prompts", func() bool { return len(rt.Prompts()) > 0 })
+	rt.awaitCatalog(t, "ex", "the prompts", func() bool { return len(rt.Prompts()) > 0 })
 	list := rt.Prompts()
 	if len(list) != 1 || list[0].Name != "mem__a_b" {
 		t.Fatalf("prompts = %+v, want one mem__a_b", list)

@@ -262,11 +262,17 @@ type browser struct {
 	before func(callback *url.URL)
 	// stay, if set, makes the browser never come back: the user walked away.
 	stay bool
+	// changed is closed (and replaced) at each open, for awaitOpens.
+	changed chan struct{}
 }
 
 func (b *browser) open(ctx context.Context, authURL string) error {
 	b.mu.Lock()
 	b.opened = append(b.opened, authURL)
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 	stay, before := b.stay, b.before
 	b.mu.Unlock()
 	if stay {
@@ -293,6 +299,29 @@ func (b *browser) open(ctx context.Context, authURL string) error {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return nil
+}
+
+// awaitOpens waits until the browser was opened n times in all.
+func (b *browser) awaitOpens(t *testing.T, n int) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		b.mu.Lock()
+		if len(b.opened) >= n {
+			b.mu.Unlock()
+			return
+		}
+		if b.changed == nil {
+			b.changed = make(chan struct{})
+		}
+		changed := b.changed
+		b.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("the browser opened %d times in 10s, want %d", b.opens(), n)
+		}
+	}
 }
 
 func (b *browser) opens() int {

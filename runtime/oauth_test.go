@@ -9,31 +9,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
-
-// waitFor waits until server name is in one of states and returns it.
-func (rt *testRuntime) waitFor(t *testing.T, name string, states ...status.State) status.Server {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, _ := rt.board.Get(name)
-		if slices.Contains(states, st.State) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is %s after 30s, want %v: %+v", name, st.State, states, st)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 func storedLogin(t *testing.T, dir, name string) *tokenstore.Record {
 	t.Helper()
@@ -219,15 +204,12 @@ func TestOAuthBackgroundRefreshUsedAtOnce(t *testing.T) {
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
 	rt.waitFor(t, "web", status.Ready)
 	first := storedLogin(t, dir, "web").Token.AccessToken
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, _, _, n := as.counts(); n >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no background refresh within 20s of a 2s token")
-		}
-		time.Sleep(20 * time.Millisecond)
+	// From the history: a refresh before this line is not missed.
+	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "web", From: 1})
+	defer sub.Close()
+	testutil.Await[events.TokenRefreshed](t, sub, 20*time.Second, "a background refresh of a 2s token", nil)
+	if _, _, _, n := as.counts(); n < 1 {
+		t.Fatalf("a refresh was announced but the authorization server counted %d", n)
 	}
 	mustCall(t, rt, "web__echo", map[string]any{"text": "fresh"})
 	var used string
@@ -382,9 +364,7 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 	dir := writeServers(t, t.TempDir(), as.server("web"))
 	rt := startIn(t, dir, Options{OpenURL: b.open})
 	st := rt.waitFor(t, "web", status.Authorizing)
-	for deadline := time.Now().Add(10 * time.Second); b.opens() == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond) // the browser opens just after the state shows
-	}
+	b.awaitOpens(t, 1) // the browser opens just after the state shows
 	if st.AuthorizeURL == "" || st.AuthorizeURL != b.last() {
 		t.Fatalf("authorizing status %+v does not show the URL the browser got", st)
 	}
@@ -415,17 +395,30 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 	opts := Options{OpenURL: b.open, LoginTimeout: 300 * time.Millisecond}
 	clock := fakeClock(&opts)
 	rt2 := startIn(t, writeServers(t, t.TempDir(), as.server("web")), opts)
-	// Each login the dial asks for times out as the clock passes its
+	// Each login the dial asks for times out once the clock passes its
 	// timeout; the server ends in needs_auth.
-	waitUntilWithin(t, 30*time.Second, "web needs_auth after its logins timed out", func() bool {
-		if st, _ = rt2.board.Get("web"); st.State == status.NeedsAuth {
-			return true
+	sub := rt2.Subscribe(events.SubscribeOptions{Server: "web", From: 1})
+	defer sub.Close()
+	for logins := 0; ; logins++ {
+		e := testutil.AwaitEvent(t, sub, 30*time.Second, "a login or needs_auth", func(e events.Event) bool {
+			switch e := e.(type) {
+			case events.LoginRequired:
+				return true
+			case events.StateChanged:
+				return e.To == string(status.NeedsAuth)
+			}
+			return false
+		})
+		if _, ok := e.(events.LoginRequired); !ok {
+			break
 		}
-		if pending(clock, 1) {
-			clock.Advance(opts.LoginTimeout)
+		if logins == 3 {
+			t.Fatal("a login nobody answers was asked for again and again")
 		}
-		return false
-	})
+		waitTimers(t, clock, 1) // the login's timeout
+		clock.Advance(opts.LoginTimeout)
+	}
+	st, _ = rt2.board.Get("web")
 	if st.ErrorKind != status.KindNeedsReauth || !strings.Contains(st.Error, "cancelled") {
 		t.Errorf("timed-out login: %+v", st)
 	}
@@ -441,18 +434,14 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 
 func waitClosed(t *testing.T, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testutil.Eventually(t, 5*time.Second, "the callback socket "+addr+" to close", func() bool {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
-			return
+			return true
 		}
 		conn.Close()
-		if time.Now().After(deadline) {
-			t.Fatalf("the callback socket %s is still open", addr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -33,7 +33,7 @@ func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) 
 func waitForProcess(t *testing.T, argv ...string) int {
 	t.Helper()
 	found := 0
-	waitUntilWithin(t, 30*time.Second, fmt.Sprintf("a process %q", argv), func() bool {
+	testutil.Eventually(t, 30*time.Second, fmt.Sprintf("a process %q", argv), func() bool {
 		for _, pid := range testutil.ProcessesWithEnv(testutil.MarkerEnv, marker) {
 			if slices.Equal(testutil.Cmdline(pid), argv) {
 				found = pid
@@ -125,7 +125,7 @@ func TestStopKillsDescendantsThatLeftTheGroup(t *testing.T) {
 			}
 			tc.stop(t, rt)
 			if tc.wait {
-				waitUntil(t, fmt.Sprintf("the setsid sleep %d to die (%s)", sleeper, tc.name), func() bool { return !testutil.Alive(sleeper) })
+				testutil.Eventually(t, 10*time.Second, fmt.Sprintf("the setsid sleep %d to die (%s)", sleeper, tc.name), func() bool { return !testutil.Alive(sleeper) })
 			}
 			if testutil.Alive(sleeper) {
 				t.Errorf("the setsid sleep %d outlived its server (%s)", sleeper, tc.name)

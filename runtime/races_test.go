@@ -13,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -87,21 +89,6 @@ func memServer(name string) config.Server {
 	return config.Server{Name: name, Type: config.TypeLocal, Command: []string{"in-memory"}, Enabled: true}
 }
 
-func (rt *testRuntime) waitState(t *testing.T, name string, state status.State) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if st, _ := rt.board.Get(name); st.State == state {
-			return
-		}
-		if time.Now().After(deadline) {
-			st, _ := rt.board.Get(name)
-			t.Fatalf("%s = %+v, want %s", name, st, state)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // startPatch runs a PATCH in the background and waits until its restart
 // is connecting.
 func startPatch(t *testing.T, rt *testRuntime, name, body string) <-chan error {
@@ -165,13 +152,30 @@ func TestNoToolsAfterDelete(t *testing.T) {
 	opts, p := gatedOptions(t)
 	rt := start(t, opts)
 	ctx := context.Background()
+	// The DELETE comes at each stage of the start in turn: at once, once
+	// it is starting, once its session started, once it shows ready (its
+	// tools about to register), once its tools are registered.
+	stages := []func(events.Event) bool{
+		nil,
+		func(e events.Event) bool {
+			s, ok := e.(events.StateChanged)
+			return ok && s.To == string(status.Starting)
+		},
+		func(e events.Event) bool { _, ok := e.(events.SessionStarted); return ok },
+		func(e events.Event) bool { s, ok := e.(events.StateChanged); return ok && s.To == string(status.Ready) },
+		func(e events.Event) bool { s, ok := e.(events.ToolsChanged); return ok && s.Count > 0 },
+	}
 	for i := range 40 {
 		name := "s" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		sub := rt.subscribe(t, name)
 		if _, err := rt.AddServer(ctx, memServer(name)); err != nil {
 			t.Fatal(err)
 		}
 		p.allow(name+"/0", 1)
-		time.Sleep(time.Duration(i%5) * 300 * time.Microsecond)
+		if stage := stages[i%len(stages)]; stage != nil {
+			testutil.AwaitEvent(t, sub, 10*time.Second, fmt.Sprintf("stage %d of %s's start", i%len(stages), name), stage)
+		}
+		sub.Close()
 		if err := rt.RemoveServer(ctx, name); err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func TestFailedListingRetried(t *testing.T) {
 	}
 	failList.Store(false)
 	clock.Advance(time.Minute) // past the relist delay
-	waitUntil(t, "tool mem__b after the retry", func() bool { return slices.Contains(toolNames(rt, "mem"), "mem__b") })
+	rt.awaitCatalog(t, "mem", "tool mem__b after the retry", func() bool { return slices.Contains(toolNames(rt, "mem"), "mem__b") })
 	if st := mustStatus(t, rt, "mem"); st.State != status.Ready || st.Restarts != 0 {
 		t.Errorf("a failed listing disturbed the server: %+v", st)
 	}

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -231,9 +232,26 @@ func (r *Runtime) Registry() *tools.Registry { return r.registry }
 func (r *Runtime) CallTool(ctx context.Context, name string, args any) (tools.Result, error) {
 	t, ok := r.registry.Get(name)
 	if !ok {
-		return tools.Result{}, fmt.Errorf("calling %q: %w", name, tools.ErrUnknownTool)
+		return tools.Result{}, r.unknownTool(name)
 	}
 	return t.Execute(ctx, args)
+}
+
+// unknownTool is the error of a call to a name the registry does not hold.
+// When the name is that of a server waiting for a login (its tools are
+// unregistered meanwhile), the error matches ErrNeedsLogin as well, so a
+// host can send the user to log in instead of saying the tool is gone.
+func (r *Runtime) unknownTool(name string) error {
+	server := ""
+	for _, srv := range r.config.Load().Servers {
+		if strings.HasPrefix(name, srv.Name+"__") && len(srv.Name) > len(server) {
+			server = srv.Name
+		}
+	}
+	if st, ok := r.board.Get(server); ok && (st.State == status.NeedsAuth || st.State == status.Authorizing) {
+		return fmt.Errorf("calling %q: %w: server %q %w", name, tools.ErrUnknownTool, server, errNeedsLoginState)
+	}
+	return fmt.Errorf("calling %q: %w", name, tools.ErrUnknownTool)
 }
 
 // Status reports every configured server. It never waits for an actor.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -289,12 +290,5 @@ func mustCall(t *testing.T, rt *testRuntime, name string, args any) tools.Result
 // the runtime.
 func waitForStderr(t *testing.T, rt *testRuntime, text string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Contains(rt.logs.String(), text) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("no stderr line containing %q; logs:\n%s", text, rt.logs.String())
+	testutil.Eventually(t, 10*time.Second, fmt.Sprintf("a stderr line containing %q", text), func() bool { return strings.Contains(rt.logs.String(), text) })
 }

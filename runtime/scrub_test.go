@@ -106,7 +106,7 @@ func TestScrubEnvEchoedByLocalServer(t *testing.T) {
 	}
 	errText := leak(t, rt, "leaky", map[string]any{"env": []string{"MULTI", "SPECIAL"}})
 	// Two values, nine forms each, one "leak: " line per form.
-	waitUntil(t, "stderr lines of the leak", func() bool {
+	testutil.Eventually(t, 10*time.Second, "stderr lines of the leak", func() bool {
 		st, _ := rt.board.Get("leaky")
 		n := 0
 		for _, l := range st.StderrTail {
@@ -117,7 +117,7 @@ func TestScrubEnvEchoedByLocalServer(t *testing.T) {
 		return n >= 18
 	})
 	var st status.Server
-	waitUntil(t, "crasher's last_error", func() bool { st, _ = rt.board.Get("crasher"); return st.LastError != "" })
+	testutil.Eventually(t, 10*time.Second, "crasher's last_error", func() bool { st, _ = rt.board.Get("crasher"); return st.LastError != "" })
 	if !strings.Contains(st.LastError, "last stderr line: \"[redacted]\"") {
 		t.Errorf("crasher's last_error does not show its last stderr line scrubbed")
 	}
@@ -161,7 +161,7 @@ func TestScrubOAuthTokensEchoedAfterRefresh(t *testing.T) {
 	var errs, seen []string
 	// The refresh is counted when its request arrives; the new token is
 	// in use a moment later: call until the server has seen it.
-	waitUntil(t, "a refreshed token in use", func() bool {
+	testutil.Eventually(t, 10*time.Second, "a refreshed token in use", func() bool {
 		errs = append(errs, leak(t, rt, "web", args))
 		as.with(func(a *authServer) { seen = append(seen[:0], a.seenTokens...) })
 		return len(seen) >= 2
@@ -190,7 +190,7 @@ func TestScrubClientCredentialsTokensEchoed(t *testing.T) {
 	args := map[string]any{"headers": []string{"Authorization", "X-Seen-Tokens"}}
 	var errs []string
 	var seen []string
-	waitUntil(t, "a second client credentials token", func() bool {
+	testutil.Eventually(t, 10*time.Second, "a second client credentials token", func() bool {
 		errs = append(errs, leak(t, rt, "svc", args))
 		as.with(func(a *authServer) { seen = append(seen[:0], a.seenTokens...) })
 		return len(seen) >= 2

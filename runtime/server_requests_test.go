@@ -73,10 +73,16 @@ func TestSamplingFloodConcurrency(t *testing.T) {
 		legacyAsker())
 	rt.waitReady(t, "ex")
 
+	sub := rt.subscribe(t, "ex")
 	report := make(chan string, 1)
 	go func() { report <- askFlood(t, rt, "sampling", 10, 50) }()
 	// The eight over the limit are refused while two wait in Sample.
-	waitUntil(t, "8 refusals", func() bool { return mustStatus(t, rt, "ex").RequestsRefused == 8 })
+	for i := range 8 {
+		testutil.Await[events.RequestRefused](t, sub, 10*time.Second, fmt.Sprintf("refusal %d of 8", i+1), nil)
+	}
+	if n := mustStatus(t, rt, "ex").RequestsRefused; n != 8 {
+		t.Errorf("status counts %d refusals, want 8", n)
+	}
 	mu.Lock()
 	if calls != 2 || active != 2 {
 		t.Errorf("Sample: %d calls, %d running; want 2 and 2", calls, active)
@@ -332,7 +338,7 @@ func TestRequestGateForgetsRemovedServers(t *testing.T) {
 		defer rt.gate.mu.Unlock()
 		return slices.Sorted(maps.Keys(rt.gate.servers))
 	}
-	waitUntil(t, "the gate to hold only the live server", func() bool { return slices.Equal(live(), []string{"keep"}) })
+	testutil.Eventually(t, 10*time.Second, "the gate to hold only the live server", func() bool { return slices.Equal(live(), []string{"keep"}) })
 }
 
 // gateBus is a Bus on clock whose reducer is a status board holding the

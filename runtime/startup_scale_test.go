@@ -56,12 +56,11 @@ func TestStartupTenThousandEntries(t *testing.T) {
 		t.Errorf("the API answered %v after Start; want seconds", took)
 	}
 
-	waitUntilWithin(t, 30*time.Second, "live ready", func() bool {
-		st := mustStatus(t, rt, "live")
-		if st.State != status.Ready && st.State != status.Starting {
-			t.Fatalf("live = %+v after %v", st, time.Since(began))
+	rt.awaitServer(t, "live", 30*time.Second, "ready", func(s status.State, _ int) bool {
+		if s != status.Ready && s != status.Starting {
+			t.Fatalf("live = %s after %v: %+v", s, time.Since(began), mustStatus(t, rt, "live"))
 		}
-		return st.State == status.Ready
+		return s == status.Ready
 	})
 	t.Logf("live ready after %v", time.Since(began))
 	if st := mustStatus(t, rt, "off09999"); st.State != status.Disabled {
@@ -92,9 +91,7 @@ func TestStartupWithAFileFromTheFuture(t *testing.T) {
 	}
 	began := time.Now()
 	rt := startIn(t, dir, Options{})
-	waitUntilWithin(t, 30*time.Second, "live ready", func() bool {
-		return mustStatus(t, rt, "live").State == status.Ready
-	})
+	rt.awaitServer(t, "live", 30*time.Second, "ready", func(s status.State, _ int) bool { return s == status.Ready })
 	t.Logf("live ready after %v", time.Since(began))
 	stopCtx, stopCancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer stopCancel()

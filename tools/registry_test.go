@@ -695,13 +695,15 @@ func TestConcurrentUse(t *testing.T) {
 			}
 		})
 	}
+	// Let writers and readers overlap for twenty signalled changes.
 	sub := r.Subscribe()
-	select {
-	case <-sub.C:
-	case <-time.After(10 * time.Second):
-		t.Error("no signal in 10s while writers were changing the set")
+	for i := range 20 {
+		select {
+		case <-sub.C:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no signal %d in 10s while writers were changing the set", i+1)
+		}
 	}
-	time.Sleep(50 * time.Millisecond)
 	inTime(t, "stopping the workers", func() {
 		sub.Close()
 		close(stop)

@@ -117,20 +117,18 @@ func (f *fixture) settleActor(t *testing.T) {
 	}
 }
 
-// waitState polls the board until the server is in state.
+// waitState waits until the server is in state: the board shows it, or
+// a StateChanged to it comes.
 func (f *fixture) waitState(t *testing.T, state status.State) status.Server {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st, _ := f.deps.Board.Get("ex")
-		if st.State == state {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("state = %+v, want %s", st, state)
-		}
-		time.Sleep(5 * time.Millisecond)
+	sub := f.deps.Events.Subscribe(events.SubscribeOptions{Server: "ex"})
+	defer sub.Close()
+	if st, _ := f.deps.Board.Get("ex"); st.State == state {
+		return st
 	}
+	testutil.Await(t, sub, 10*time.Second, "ex in "+string(state), func(e events.StateChanged) bool { return e.To == string(state) })
+	st, _ := f.deps.Board.Get("ex")
+	return st
 }
 
 // A SessionReady that a session sent just before it was stopped (our Stop,

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/runtime"
+	"github.com/openprogram/mcpvisor/status"
 )
 
 // testTimeouts are small enough to see a slow client cut off quickly; the
@@ -53,16 +55,11 @@ func serveTestAPI(t *testing.T) string {
 			t.Errorf("Shutdown: %v", err)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st := rt.Servers()
-		if len(st) == 1 && st[0].Ready {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ex not ready: %+v", st)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the status, as the runtime tests do
+	sub := rt.Subscribe(events.SubscribeOptions{Server: "ex", Buffer: 1 << 14})
+	defer sub.Close()
+	testutil.AwaitState(t, sub, 30*time.Second, "ex ready", exStatus(rt), func(s status.State, _ int) bool { return s == status.Ready })
+	if st := rt.Servers(); len(st) != 1 || !st[0].Ready {
+		t.Fatalf("ex not ready: %+v", st)
 	}
 	return ln.Addr().String()
 }
@@ -179,4 +176,14 @@ func TestAPIServerClosesIdleConnections(t *testing.T) {
 	if elapsed < testTimeouts.Idle*3/4 || elapsed > testTimeouts.Idle+3*time.Second {
 		t.Errorf("the idle connection was closed after %v, want about the Idle timeout of %v", elapsed, testTimeouts.Idle)
 	}
+}
+
+// exStatus is the status of the one server, ex.
+func exStatus(rt *runtime.Runtime) status.Server {
+	for _, s := range rt.Status().Servers {
+		if s.Name == "ex" {
+			return s
+		}
+	}
+	return status.Server{}
 }

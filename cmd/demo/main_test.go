@@ -116,19 +116,13 @@ func TestRunServesAPI(t *testing.T) {
 	type server struct{ Name, State string }
 	waitFor := func(name, state string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			var list struct{ Servers []server }
-			if code := get("/api/mcp/servers", &list); code != http.StatusOK {
-				t.Fatalf("servers: %d", code)
-			}
-			if slices.Contains(list.Servers, server{name, state}) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no server %s %s after 30s: %+v\n%s", name, state, list.Servers, logs.String())
-			}
-			time.Sleep(20 * time.Millisecond)
+		awaitState(t, base, name, state, 30*time.Second)
+		var list struct{ Servers []server }
+		if code := get("/api/mcp/servers", &list); code != http.StatusOK {
+			t.Fatalf("servers: %d", code)
+		}
+		if !slices.Contains(list.Servers, server{name, state}) {
+			t.Fatalf("the servers list does not show %s %s: %+v\n%s", name, state, list.Servers, logs.String())
 		}
 	}
 	waitFor("ex", "ready")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -43,34 +42,16 @@ func runAndDelete(t *testing.T, script string, orphan bool) {
 	cmd, base, logs := startRun(t, dir)
 
 	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var st struct{ State string }
-		resp, err := http.Get(base + "/api/mcp/servers/forker")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = json.NewDecoder(resp.Body).Decode(&st)
-		resp.Body.Close()
-		if st.State == "ready" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("forker = %q after 30s\n%s", st.State, logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitState(t, base, "forker", "ready", time.Until(deadline))
 	var sleeper int
-	for sleeper == 0 {
+	testutil.Eventually(t, time.Until(deadline), "a sleep 1000", func() bool {
 		for _, pid := range testutil.ProcessesWithEnv(testutil.MarkerEnv, marker) {
 			if slices.Equal(testutil.Cmdline(pid), []string{"sleep", "1000"}) {
 				sleeper = pid
 			}
 		}
-		if sleeper == 0 && time.Now().After(deadline) {
-			t.Fatal("no sleep 1000 after 30s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return sleeper != 0
+	})
 	if got := testutil.Parent(sleeper); orphan && got != cmd.Process.Pid {
 		t.Errorf("the orphaned sleep's parent is %d, want demo run (%d), a subreaper", got, cmd.Process.Pid)
 	}

@@ -107,15 +107,11 @@ func (h *runHarness) wait(t *testing.T) error {
 	}
 }
 
-// waitForLine polls buf until it holds line as a whole line.
+// waitForLine waits until buf holds line as a whole line.
 func waitForLine(t *testing.T, buf *syncBuffer, line string) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	for !hasLine(buf.String(), line) {
-		if time.Now().After(deadline) {
-			t.Fatalf("line %q never appeared; got %q", line, buf.String())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testutil.Within(testTimeout, func() bool { return hasLine(buf.String(), line) }) {
+		t.Fatalf("line %q never appeared; got %q", line, buf.String())
 	}
 }
 

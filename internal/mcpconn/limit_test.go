@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -181,19 +182,11 @@ func send(t *testing.T, ch chan<- struct{}, what string) {
 // extra ones are known to be waiting.
 func waitTracked(t *testing.T, c *Conn, n int) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
+	testutil.Eventually(t, wait, fmt.Sprintf("%d calls registered", n), func() bool {
 		c.mu.Lock()
-		got := len(c.inflight)
-		c.mu.Unlock()
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d calls registered, want %d", got, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer c.mu.Unlock()
+		return len(c.inflight) == n
+	})
 }
 
 // call runs CallTool of tool with id in the background.

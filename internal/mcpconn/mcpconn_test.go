@@ -108,13 +108,7 @@ func TestStopKillsStubbornGroup(t *testing.T) {
 	if _, err := tr.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(testutil.ProcessesWithMarker(marker)) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the script did not start its grandchild")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, "the script's grandchild", func() bool { return len(testutil.ProcessesWithMarker(marker)) >= 2 })
 	if tr.pid() <= 0 {
 		t.Fatalf("pid = %d", tr.pid())
 	}
@@ -159,13 +153,7 @@ func TestAbandonedDialLeavesNothing(t *testing.T) {
 		_, err := testDial(ctx, Options{Server: server(demoBin, "serve", "-hang-initialize", "-ignore-sigterm"), Grace: 100 * time.Millisecond, Go: work.Go})
 		errc <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(testutil.ProcessesWithMarker(marker)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("server never started")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, "the server process", func() bool { return len(testutil.ProcessesWithMarker(marker)) > 0 })
 	cancel()
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), `connecting "t"`) {
 		t.Fatalf("Dial err = %v, want a connecting error", err)

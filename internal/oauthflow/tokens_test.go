@@ -17,7 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/oauth2"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/redact"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
 
@@ -707,13 +709,7 @@ func TestRefresherStopDuringBackoff(t *testing.T) {
 	src, rec := tokSource(t, ep, tokToken(3*time.Second, tokOldRefresh))
 	r := newRefresher(tokGo(t), slog.New(slog.DiscardHandler))
 	r.watch(src)
-	deadline := time.Now().Add(tokWait)
-	for ep.refreshes.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the refresher did not try")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, tokWait, "the refresher to try", func() bool { return ep.refreshes.Load() > 0 })
 	r.stop()
 	r.stop()     // twice is fine
 	r.watch(src) // after stop: no new goroutine, no panic
@@ -852,16 +848,14 @@ func TestAuthCodeBackgroundRefreshStored(t *testing.T) {
 	if err := st.Save("ex", tokRecord(ep, 3*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	tokAuthCode(t, st, nil)
-	deadline := time.Now().Add(tokWait)
-	for {
-		if rec := tokLoad(t, st); rec.Token != nil && rec.Token.AccessToken == "new-access-1" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the background refresh was not stored")
-		}
-		time.Sleep(5 * time.Millisecond)
+	bus := events.NewBus(nil)
+	defer bus.Close()
+	sub := bus.Subscribe(events.SubscribeOptions{})
+	tokAuthCodeWith(t, st, func(cfg *AuthCodeConfig) { cfg.Emit = bus.Emit })
+	// Announced once it is stored.
+	testutil.Await[events.TokenRefreshed](t, sub, tokWait, "the background refresh", nil)
+	if rec := tokLoad(t, st); rec.Token == nil || rec.Token.AccessToken != "new-access-1" {
+		t.Fatal("the background refresh was announced but not stored")
 	}
 	if n := ep.refreshes.Load(); n != 1 {
 		t.Fatalf("%d refreshes, want 1", n)
