@@ -45,7 +45,10 @@ func (a *Actor) toolsChanged(list []tools.Tool) {
 	added, removed, changed := diff(a.toolNames, names)
 	a.toolNames = names
 	if changed {
-		a.emit(events.ToolsChanged{Count: len(names), Added: added, Removed: removed})
+		e := events.ToolsChanged{Count: len(names)}
+		e.Added, e.AddedMore = events.CapNames(added)
+		e.Removed, e.RemovedMore = events.CapNames(removed)
+		a.emit(e)
 	}
 }
 
@@ -54,7 +57,10 @@ func (a *Actor) promptsChanged(names []string) {
 	added, removed, changed := diff(a.promptNames, names)
 	a.promptNames = names
 	if changed {
-		a.emit(events.PromptsChanged{Count: len(names), Added: added, Removed: removed})
+		e := events.PromptsChanged{Count: len(names)}
+		e.Added, e.AddedMore = events.CapNames(added)
+		e.Removed, e.RemovedMore = events.CapNames(removed)
+		a.emit(e)
 	}
 }
 
