@@ -8,7 +8,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/messages"
@@ -96,10 +95,9 @@ func (a *Actor) retired(c actor.Context, e *entry, gone bool) {
 	if a.stopping {
 		return
 	}
-	// A removed server's actor emits "stopped" while it goes, which shows
-	// on a server of the same name added meanwhile: show it afresh.
+	// A server of the same name added meanwhile shows its initial state
+	// (the removed actor's events stopped at its ServerRemoved).
 	if next := a.servers[e.name]; next != nil {
-		a.Deps.Events.Emit(server.InitialState(next.cfg))
 		a.ensureActor(c, next)
 		a.deliver(c, next)
 	} else if a.Deps.Gone != nil {
