@@ -31,6 +31,9 @@ func withServer(e events.Event, name string) events.Event {
 	case events.LoginCompleted:
 		e.Server = name
 		return e
+	case events.LoginFailed:
+		e.Server = name
+		return e
 	}
 	return e
 }

@@ -173,6 +173,7 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case messages.SessionFailed:
 		if msg.Gen == a.gen {
+			a.loginFailed(msg.Err)
 			// Any attempt that failed for a reason a retry can fix is
 			// retried after the backoff (a waiting command still gets its
 			// answer: the attempt failed).
@@ -185,6 +186,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case messages.SessionLost:
 		if msg.Gen == a.gen {
 			a.emit(events.SessionLost{Error: msg.Err.Error(), ExitStatus: msg.ExitStatus})
+			a.loginFailed(msg.Err)
 			kind := status.KindSessionLost
 			if errors.Is(msg.Err, oauthflow.ErrNeedsReauth) {
 				kind = status.KindNeedsReauth
@@ -315,6 +317,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	a.binding.Publish(conn)
 	list := a.binding.Tools(conn, conn.Tools())
 	if a.loggedIn {
+		a.loggedIn = false
 		a.emit(events.LoginCompleted{})
 	}
 	a.emit(events.SessionStarted{PID: conn.PID(), ProtocolVersion: conn.ProtocolVersion()})
@@ -368,6 +371,7 @@ func (a *Actor) withdraw() {
 // Stop, which is a system message) must not be taken for a live session.
 func (a *Actor) stopSession(c actor.Context) {
 	a.stopLogin(c) // a login belongs to the session that asked for it
+	a.loginFailed(oauthflow.ErrLoginCancelled)
 	if a.session != nil {
 		c.Stop(a.session)
 		a.draining, a.session = a.session, nil
