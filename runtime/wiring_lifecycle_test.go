@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,4 +69,25 @@ func TestPanickedServerShowsNoStopped(t *testing.T) {
 		t.Errorf("states after the panic: %v, want [ready->backoff]", states)
 	}
 	rt.waitReady(t, "ex")
+}
+
+// Enabling a disabled server shows disabled -> starting once: the
+// manager's and the actor's "starting" are one event.
+func TestEnableShowsStartingOnce(t *testing.T) {
+	srv := exampleServer("ex")
+	srv.Enabled = false
+	rt := start(t, Options{}, srv)
+	rt.waitState(t, "ex", "disabled")
+	sub := rt.subscribe(t, "ex")
+	if _, err := rt.PatchServer(t.Context(), "ex", []byte(`{"enabled":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	testutil.Await(t, sub, 10*time.Second, "ready", func(sc events.StateChanged) bool {
+		states = append(states, sc.From+"->"+sc.To)
+		return sc.To == "ready"
+	})
+	if want := []string{"disabled->starting", "starting->ready"}; !slices.Equal(states, want) {
+		t.Errorf("states of the enable: %v, want %v", states, want)
+	}
 }

@@ -120,7 +120,9 @@ func NewBoard(tails func(name string) []string) *Board {
 // Apply folds one event into the board and returns it completed with what
 // only the board knows: a StateChanged gets the From the board showed and
 // the Restarts it counted, so that every consumer of the event reads what
-// Status() says. Other events are returned as they are.
+// Status() says. A StateChanged identical to what the board shows (state,
+// error, error kind and next retry) is no news: Apply returns nil and the
+// Bus drops it. Other events are returned as they are.
 func (b *Board) Apply(e events.Event) events.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -169,6 +171,11 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 		return e // a server that is gone (a stopping actor's last word)
 	}
 	from, to := s.State, State(e.To)
+	if from == to && !s.Since.IsZero() && s.Error == e.Error && s.ErrorKind == e.ErrorKind && sameRetry(s.NextRetryAt, e.NextRetryAt) {
+		// What the board shows already (the manager and the actor both
+		// showing a start, say): no news, so no event.
+		return nil
+	}
 	if to == Starting && restartedFrom[from] {
 		s.Restarts++
 	}
@@ -193,6 +200,13 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 	}
 	e.From, e.Restarts = string(from), s.Restarts
 	return e
+}
+
+func sameRetry(shown *time.Time, next time.Time) bool {
+	if shown == nil {
+		return next.IsZero()
+	}
+	return shown.Equal(next)
 }
 
 // Get returns one server's status; false for a server the board does not
