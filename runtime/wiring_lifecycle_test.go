@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
@@ -89,5 +92,31 @@ func TestEnableShowsStartingOnce(t *testing.T) {
 	})
 	if want := []string{"disabled->starting", "starting->ready"}; !slices.Equal(states, want) {
 		t.Errorf("states of the enable: %v, want %v", states, want)
+	}
+}
+
+// A server whose actor cannot be spawned (its name taken in the actor
+// registry) shows failed (connect_failed) at once, and a restart of it is
+// answered with the error instead of waiting for an actor that does not
+// exist.
+func TestServerActorSpawnFailureShowsFailed(t *testing.T) {
+	rt := start(t, Options{})
+	squatter, err := rt.system.Root.SpawnNamed(actor.PropsFromFunc(func(actor.Context) {}), "manager/ex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.system.Root.Stop(squatter)
+	sub := rt.subscribe(t, "ex")
+	if _, err := rt.AddServer(t.Context(), exampleServer("ex")); err != nil {
+		t.Fatal(err)
+	}
+	sc := testutil.Await(t, sub, 10*time.Second, "failed", func(e events.StateChanged) bool { return e.To != "starting" })
+	if sc.To != "failed" || sc.ErrorKind != "connect_failed" || !strings.Contains(sc.Error, "spawning server actor") {
+		t.Errorf("state %s, want failed (connect_failed) naming the spawn", sc)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := rt.RestartServer(ctx, "ex"); err == nil || !strings.Contains(err.Error(), "spawning server actor") {
+		t.Errorf("restart answered %v, want the spawn error", err)
 	}
 }

@@ -197,6 +197,8 @@ func (a *Actor) Receive(c actor.Context) {
 		if !a.stopping {
 			a.respawn(c, msg)
 		}
+	case spawnFailed:
+		a.spawnFailed(c, msg)
 	case processesGone:
 		if e := a.dying[msg.name]; e != nil && e.pid == nil && e.epoch == msg.epoch {
 			a.retired(c, e, msg.ok)
@@ -322,7 +324,9 @@ func (a *Actor) ensureActor(c actor.Context, e *entry) {
 	gate := &actors.Gate{}
 	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg, e.died, gate), e.name)
 	if err != nil {
-		a.Deps.Logger.Error("spawning server actor", "server", e.name, "error", err)
+		// Said once the current message is handled, so that the operation
+		// that asked for this actor is waiting by then and gets the error.
+		c.Send(c.Self(), spawnFailed{name: e.name, epoch: e.epoch, err: fmt.Errorf("spawning server actor: %w", err)})
 		return
 	}
 	e.pid, e.gate = pid, gate
