@@ -55,8 +55,8 @@ var everyType = []struct {
 		map[string]any{"error": "line 3: unknown field"}, "#7 config rejected: line 3"},
 	{ServerLog{Header: head, Level: "info", Logger: "disk", Text: "mounted"},
 		map[string]any{"level": "info", "logger": "disk", "text": "mounted"}, "[info] disk: mounted"},
-	{RequestRefused{Header: head, Method: "sampling/createMessage", Limit: "max_in_flight"},
-		map[string]any{"method": "sampling/createMessage", "limit": "max_in_flight"}, "refused sampling/createMessage (max_in_flight)"},
+	{RequestRefused{Header: head, Method: "sampling/createMessage", Limit: "max_concurrent"},
+		map[string]any{"method": "sampling/createMessage", "limit": "max_concurrent"}, "refused sampling/createMessage (max_concurrent)"},
 	{Dropped{Header: head, N: 12}, map[string]any{"n": 12.0}, "dropped 12 events"},
 }
 

@@ -104,8 +104,9 @@ type RequestRefused struct {
 	Header
 	// Method is the request's MCP method ("sampling/createMessage").
 	Method string
-	// Limit names the limit that refused it ("max_in_flight",
-	// "no_handler").
+	// Limit names the limit that refused it: "max_concurrent" (too many
+	// of the server's requests in flight), "max_bytes" (the request is
+	// too large) or "rate" (too many per second).
 	Limit string
 }
 

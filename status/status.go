@@ -87,10 +87,10 @@ type Server struct {
 //     its first StateChanged gave it a state;
 //   - State, Ready, Since, Error, ErrorKind, LastError and NextRetryAt come
 //     from StateChanged;
-//   - Restarts is counted here: every move into starting from a state in
-//     which the server had run or tried to (ready, backoff, failed,
-//     needs_auth), that is, every start but the first (a login that ends
-//     goes back to starting: not a restart);
+//   - Restarts is counted here: every move into starting from ready,
+//     backoff, failed or needs_auth. A first start, a start after disabled
+//     (a disable and an enable) and a login that ends (authorizing back to
+//     starting) are not restarts;
 //   - PID from SessionStarted, cleared by any move to a state other than
 //     ready (not by SessionLost itself, which comes just before the move:
 //     a ready server never shows without its pid);
@@ -161,9 +161,14 @@ func (b *Board) Apply(e events.Event) events.Event {
 	return e
 }
 
-// restartedFrom holds the states from which a move into starting is a
-// restart.
-var restartedFrom = map[State]bool{Ready: true, Backoff: true, Failed: true, NeedsAuth: true}
+// restartedFrom says whether a move into starting from s is a restart.
+func restartedFrom(s State) bool {
+	switch s {
+	case Ready, Backoff, Failed, NeedsAuth:
+		return true
+	}
+	return false
+}
 
 func (b *Board) stateChanged(e events.StateChanged) events.Event {
 	s := b.entries[e.Server]
@@ -176,7 +181,7 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 		// showing a start, say): no news, so no event.
 		return nil
 	}
-	if to == Starting && restartedFrom[from] {
+	if to == Starting && restartedFrom(from) {
 		s.Restarts++
 	}
 	if from != to || s.Since.IsZero() {

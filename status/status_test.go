@@ -296,3 +296,17 @@ func TestApplyDropsTheStateShown(t *testing.T) {
 		t.Errorf("status error %q, want exit 2", s.Error)
 	}
 }
+
+// A restart is a move into starting from ready, backoff, failed or
+// needs_auth; a first start, an enable and a login's end are not.
+func TestRestartsRule(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ServerAdded{Header: hdr("fs")})
+	for _, to := range []string{"starting", "ready", "starting", "backoff", "starting", "failed", "starting",
+		"needs_auth", "starting", "authorizing", "starting", "disabled", "starting"} {
+		f.apply(state("fs", to))
+	}
+	if s, _ := f.b.Get("fs"); s.Restarts != 4 {
+		t.Errorf("restarts = %d, want 4 (from ready, backoff, failed, needs_auth)", s.Restarts)
+	}
+}
