@@ -19,7 +19,11 @@
 //   - A new session is spawned only after the previous one terminated (the
 //     child name "session" is stable across generations).
 //   - Stopping unregisters the tools, withdraws the connection and emits
-//     the change to stopped; the session child closes the connection.
+//     the change to stopped (not after a panic: the manager shows that
+//     death); the session child closes the connection.
+//   - Every event of the incarnation and of its sessions passes its Gate,
+//     which the manager retires with ServerRemoved: nothing of a removed
+//     server follows that.
 package server
 
 import (
