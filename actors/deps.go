@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -81,11 +82,37 @@ type Deps struct {
 	AllowPrivateOAuthHosts bool
 	// Procs accounts for the stdio servers' processes, by server name.
 	Procs *procs.Tracker
+	// Clock drives the timers that decide what happens next (the restart
+	// backoff and its reset, the relist retry, the login timeout, the
+	// manager's respawn) and, on the Runtime, stamps the events, so that
+	// next_retry_at and the event times agree with it. Nil means the real
+	// clock; tests set a fake one and advance it.
+	Clock clockwork.Clock
 	// Gone, if set, is called (on the manager's mailbox; it must not
 	// block) once a removed server is gone for good: its actor stopped,
 	// its processes gone and no server of its name configured again, so
 	// that state kept by name can be dropped.
 	Gone func(name string)
+}
+
+// clock is d.Clock, or the real clock if none is set.
+func (d *Deps) clock() clockwork.Clock {
+	if d.Clock == nil {
+		return clockwork.NewRealClock()
+	}
+	return d.Clock
+}
+
+// Now is the current time on d's clock.
+func (d *Deps) Now() time.Time { return d.clock().Now() }
+
+// Since is the time elapsed since t on d's clock.
+func (d *Deps) Since(t time.Time) time.Duration { return d.clock().Since(t) }
+
+// AfterFunc calls f in its own goroutine once delay has passed on d's
+// clock, unless the returned timer is stopped first.
+func (d *Deps) AfterFunc(delay time.Duration, f func()) clockwork.Timer {
+	return d.clock().AfterFunc(delay, f)
 }
 
 // RestartPolicy is how a server actor restarts a lost session, and the

@@ -37,14 +37,19 @@ func TestKilledServerActorRecovers(t *testing.T) {
 // A server actor killed while its server is being removed is not
 // respawned.
 func TestKilledServerActorNotRespawnedAfterRemove(t *testing.T) {
-	rt := start(t, Options{StopGrace: 200 * time.Millisecond, Restart: RestartPolicy{Initial: 300 * time.Millisecond}}, exampleServer("ex"))
+	opts := Options{StopGrace: 200 * time.Millisecond}
+	clock := fakeClock(&opts)
+	rt := start(t, opts, exampleServer("ex"))
 	rt.waitSettled(t, "ex")
 	rt.system.Root.Stop(actor.NewPID(rt.system.Address(), "manager/ex"))
 	rt.waitState(t, "ex", status.Backoff)
+	waitTimers(t, clock, 1) // the respawn
 	if err := rt.RemoveServer(context.Background(), "ex"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(800 * time.Millisecond) // past the respawn delay
+	noTimers(t, clock) // the respawn is off
+	clock.Advance(time.Hour)
+	rt.settle(t, "manager")
 	if _, err := rt.Server("ex"); !errors.Is(err, ErrUnknownServer) {
 		t.Fatalf("removed server came back: %v", err)
 	}

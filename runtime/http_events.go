@@ -129,7 +129,7 @@ func (r *Runtime) handleEvents(w http.ResponseWriter, req *http.Request) error {
 		return nil // the client is gone; nothing more can be answered
 	}
 	if foreign {
-		gap := events.Dropped{Header: events.Header{Server: opts.Server, Time: time.Now()}}
+		gap := events.Dropped{Header: events.Header{Server: opts.Server, Time: r.opts.clock.Now()}} // the bus's clock
 		if out.event(gap) != nil {
 			return nil
 		}

@@ -184,20 +184,35 @@ func TestUnfixableLossNotRetried(t *testing.T) {
 	}
 	srv := exampleServer("ex")
 	srv.Command = []string{bin, "serve"}
-	rt := start(t, Options{}, srv)
+	var opts Options
+	clock := fakeClock(&opts)
+	rt := start(t, opts, srv)
 	first := rt.waitSettled(t, "ex")
 	os.Remove(bin) // the next start cannot find the command
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	// The loss itself is retried, after the first backoff.
+	rt.waitState(t, "ex", status.Backoff)
+	waitTimers(t, clock, 1)
+	lost, _ := rt.board.Get("ex")
+	// The state's time and its retry time are on the runtime's clock: the
+	// retry is the first backoff (200ms ±20 %) after it.
+	if wait := lost.NextRetryAt.Sub(lost.Since); !lost.Since.Equal(clock.Now()) || wait < 160*time.Millisecond || wait > 240*time.Millisecond {
+		t.Fatalf("backoff since %v, retry at %v; want since the clock's %v and the retry 200ms ±20%% later", lost.Since, lost.NextRetryAt, clock.Now())
+	}
+	advanceTo(clock, *lost.NextRetryAt)
 	rt.waitState(t, "ex", status.Failed)
 	st, _ := rt.board.Get("ex")
 	if st.ErrorKind != status.KindCommandNotFound || st.NextRetryAt != nil {
 		t.Fatalf("status = %+v, want failed/command_not_found and no retry", st)
 	}
-	time.Sleep(500 * time.Millisecond) // past the first backoff: nothing may retry
+	rt.settle(t, "manager/ex")
+	noTimers(t, clock) // nothing may retry
+	clock.Advance(time.Hour)
+	rt.settle(t, "manager/ex")
 	if st, _ := rt.board.Get("ex"); st.State != status.Failed {
-		t.Fatalf("status = %+v after waiting, want still failed", st)
+		t.Fatalf("status = %+v after an hour, want still failed", st)
 	}
 }
 

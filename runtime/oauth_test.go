@@ -238,7 +238,9 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	firstRedirect := storedLogin(t, dir, "web").Client.RedirectURI
 
 	b := &browser{}
-	rt := startIn(t, dir, Options{OpenURL: b.open, Restart: RestartPolicy{Initial: 10 * time.Millisecond}})
+	opts := Options{OpenURL: b.open}
+	clock := fakeClock(&opts)
+	rt := startIn(t, dir, opts)
 	rt.waitFor(t, "web", status.Ready)
 	as.with(func(a *authServer) { a.refuseRefresh = true })
 	as.revokeAccess()
@@ -251,7 +253,10 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	if st.ErrorKind != status.KindNeedsReauth || st.NextRetryAt != nil {
 		t.Errorf("status %+v, want needs_reauth and no retry", st)
 	}
-	time.Sleep(200 * time.Millisecond) // twenty backoff periods: nothing may retry
+	rt.settle(t, "manager/web")
+	noTimers(t, clock) // nothing may retry
+	clock.Advance(time.Hour)
+	rt.settle(t, "manager/web")
 	if st := mustStatus(t, rt, "web"); st.State != status.NeedsAuth || b.opens() != 0 {
 		t.Fatalf("after a refused refresh: state %s, browser opened %d times", st.State, b.opens())
 	}
@@ -317,12 +322,19 @@ func TestOAuthLoginDoesNotBlockStartup(t *testing.T) {
 	b := &browser{stay: true}
 	web := as.server("web")
 	web.TimeoutSeconds = 1
-	rt := start(t, Options{OpenURL: b.open}, web, exampleServer("other"))
+	opts := Options{OpenURL: b.open}
+	clock := fakeClock(&opts)
+	rt := start(t, opts, web, exampleServer("other"))
 	rt.waitFor(t, "web", status.Authorizing)
 	if st := rt.waitFor(t, "other", status.Ready, status.Failed); st.State != status.Ready {
 		t.Fatalf("other = %+v", st)
 	}
-	time.Sleep(1500 * time.Millisecond) // past web's timeout_seconds: the login still waits
+	waitTimers(t, clock, 1) // the login's own timeout
+	if pending(clock, 2) {
+		t.Fatal("web's dial deadline runs while its login waits")
+	}
+	clock.Advance(1500 * time.Millisecond) // past web's timeout_seconds: the login still waits
+	rt.settle(t, "manager/web")
 	if st := mustStatus(t, rt, "web"); st.State != status.Authorizing {
 		t.Errorf("a login was cut by the connect timeout: %+v", st)
 	}
@@ -380,14 +392,41 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 	if err := rt.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rt2 := startIn(t, writeServers(t, t.TempDir(), as.server("web")), Options{OpenURL: b.open, LoginTimeout: 300 * time.Millisecond,
-		Restart: RestartPolicy{Initial: 10 * time.Millisecond}})
-	st = rt2.waitFor(t, "web", status.NeedsAuth)
+	opts := Options{OpenURL: b.open, LoginTimeout: 300 * time.Millisecond}
+	clock := fakeClock(&opts)
+	rt2 := startIn(t, writeServers(t, t.TempDir(), as.server("web")), opts)
+	// Each login the dial asks for times out once the clock passes its
+	// timeout; the server ends in needs_auth.
+	sub := rt2.Subscribe(events.SubscribeOptions{Server: "web", From: 1})
+	defer sub.Close()
+	for logins := 0; ; logins++ {
+		e := testutil.AwaitEvent(t, sub, 30*time.Second, "a login or needs_auth", func(e events.Event) bool {
+			switch e := e.(type) {
+			case events.LoginRequired:
+				return true
+			case events.StateChanged:
+				return e.To == string(status.NeedsAuth)
+			}
+			return false
+		})
+		if _, ok := e.(events.LoginRequired); !ok {
+			break
+		}
+		if logins == 3 {
+			t.Fatal("a login nobody answers was asked for again and again")
+		}
+		waitTimers(t, clock, 1) // the login's timeout
+		clock.Advance(opts.LoginTimeout)
+	}
+	st, _ = rt2.board.Get("web")
 	if st.ErrorKind != status.KindNeedsReauth || !strings.Contains(st.Error, "cancelled") {
 		t.Errorf("timed-out login: %+v", st)
 	}
 	opens := b.opens()
-	time.Sleep(200 * time.Millisecond)
+	rt2.settle(t, "manager/web")
+	noTimers(t, clock) // nothing may retry
+	clock.Advance(time.Hour)
+	rt2.settle(t, "manager/web")
 	if b.opens() != opens || mustStatus(t, rt2, "web").State != status.NeedsAuth {
 		t.Error("a timed-out login was retried by itself")
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/actors"
@@ -110,6 +111,11 @@ type Options struct {
 	// transport, if set, replaces every server's transport; tests and
 	// benchmarks in this package use it for in-memory servers.
 	transport func(config.Server) mcp.Transport
+	// clock drives the lifecycle timers (restart backoff, relist retry,
+	// login timeout, respawn) and stamps the events; default the real
+	// clock. Tests in this package set a fake one and advance it, so
+	// that a backoff takes no real time.
+	clock clockwork.Clock
 }
 
 // The defaults of Options that are durations, as the field comments say.
@@ -158,6 +164,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.OpenURL == nil {
 		o.OpenURL = defaultOpenURL(o.Logger)
+	}
+	if o.clock == nil {
+		o.clock = clockwork.NewRealClock()
 	}
 }
 

@@ -108,7 +108,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		boot:        rand.Text()[:10],
 	}
 	r.board = status.NewBoard(r.tails.Lines)
-	r.bus = events.NewBus(&events.Options{Reducer: r.board.Apply})
+	r.bus = events.NewBus(&events.Options{Reducer: r.board.Apply, Now: opts.clock.Now})
 	// The log is one subscriber, from the first event on; Shutdown's
 	// bus.Close ends it once it has logged what is left.
 	go r.logEvents(r.bus.Subscribe(events.SubscribeOptions{Buffer: logSubBuffer}), r.logDone)
@@ -166,6 +166,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Config:       &r.config,
 		Procs:        r.procs,
 		Gone:         gate.forget,
+		Clock:        opts.clock,
 	}
 	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts
 	ready := make(chan struct{})

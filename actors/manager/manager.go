@@ -46,6 +46,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cenkalti/backoff/v5"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/server"
@@ -124,7 +125,7 @@ type entry struct {
 	// Respawn of an actor that died on its own (V2): after a backoff,
 	// reset once an incarnation lived for the policy's ResetAfter.
 	respawns     *backoff.ExponentialBackOff
-	respawnTimer *time.Timer
+	respawnTimer clockwork.Timer
 	spawnedAt    time.Time
 	// waiting is the operation that completes on the ServerSettled of
 	// epoch (a PATCH's restart, a restart), or is interrupted (superseded,
@@ -331,7 +332,7 @@ func (a *Actor) ensureActor(c actor.Context, e *entry) {
 	}
 	e.pid, e.gate = pid, gate
 	e.died = false
-	e.spawnedAt = time.Now()
+	e.spawnedAt = a.Deps.Now()
 }
 
 // command gives a server its next config to run, replacing whatever it was

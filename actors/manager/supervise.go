@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -124,11 +123,11 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	if e.respawns == nil {
 		e.respawns = policy.Backoff()
 	}
-	if time.Since(e.spawnedAt) >= policy.ResetAfter {
+	if a.Deps.Since(e.spawnedAt) >= policy.ResetAfter {
 		e.respawns.Reset()
 	}
 	delay := e.respawns.NextBackOff()
-	next := time.Now().Add(delay)
+	next := a.Deps.Now().Add(delay)
 	h := events.Header{Server: e.name}
 	if !e.good.Enabled {
 		// Nothing runs for a disabled server: show it so at once; the
@@ -140,7 +139,7 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	a.Deps.Events.Emit(events.StateChanged{Header: h, To: string(status.Backoff),
 		Error: messages.ErrServerDied.Error(), ErrorKind: status.KindSessionLost, NextRetryAt: next})
 	root, self, msg := c.ActorSystem().Root, c.Self(), respawnServer{name: e.name, epoch: e.epoch}
-	e.respawnTimer = time.AfterFunc(delay, func() { root.Send(self, msg) })
+	e.respawnTimer = a.Deps.AfterFunc(delay, func() { root.Send(self, msg) })
 }
 
 // respawn runs when the timer fires, unless a command respawned the actor

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/internal/netaddr"
@@ -76,7 +77,7 @@ type Actor struct {
 	since      time.Time
 	listener   net.Listener
 	server     *http.Server
-	timer      *time.Timer
+	timer      clockwork.Timer
 	cancelOpen context.CancelFunc
 
 	once sync.Once // the one result
@@ -114,7 +115,7 @@ func (a *Actor) timeout() time.Duration {
 }
 
 func (a *Actor) start(c actor.Context) {
-	a.since = time.Now()
+	a.since = a.deps.Now()
 	a.name = actors.ServerOf(c.Self().Id)
 	addr, path, err := a.parse()
 	ln := a.req.Listener
@@ -141,7 +142,7 @@ func (a *Actor) start(c actor.Context) {
 	a.listener = ln
 	a.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	a.deps.Work.Go(func() { _ = a.server.Serve(ln) })
-	a.timer = time.AfterFunc(a.timeout(), func() { root.Send(self, timedOut{}) })
+	a.timer = a.deps.AfterFunc(a.timeout(), func() { root.Send(self, timedOut{}) })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelOpen = cancel

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/jonboulle/clockwork"
 	"go.uber.org/goleak"
 
 	"github.com/openprogram/mcpvisor/actors"
@@ -419,10 +420,20 @@ func TestStopCancelsLogin(t *testing.T) {
 // (e) No answer within Timeout: ErrLoginCancelled, and the port is freed.
 func TestTimeoutCancelsLogin(t *testing.T) {
 	f := newFixture(t)
+	clock := clockwork.NewFakeClock()
+	f.deps.Clock = clock
 	req := f.request()
 	req.Timeout = 200 * time.Millisecond
 	f.spawn(req)
 	f.waitOpened()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := clock.BlockUntilContext(ctx, 1); err != nil {
+		t.Fatal("the login set no timeout")
+	}
+	clock.Advance(req.Timeout - time.Nanosecond)
+	f.noResult() // not yet
+	clock.Advance(time.Nanosecond)
 
 	r := f.waitResult()
 	if !errors.Is(r.Err, oauthflow.ErrLoginCancelled) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
@@ -24,6 +25,20 @@ const relistRetry = 2 * time.Second
 type listing struct {
 	running bool // a listing is in flight
 	again   bool // a change came in meanwhile: list again after it
+	// retry is the timer of the next try after a failed listing; a
+	// session that goes stops it (stopRelists), leaving nothing due.
+	retry clockwork.Timer
+}
+
+// stopRelists stops the retries of failed listings: they belong to the
+// session that is going.
+func (a *Actor) stopRelists() {
+	for _, l := range a.lists {
+		if l.retry != nil {
+			l.retry.Stop()
+			l.retry = nil
+		}
+	}
 }
 
 // relisted is a listing goroutine's report. conn identifies the session:
@@ -96,7 +111,7 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 		// itself is not lost.
 		a.logger.Warn("listing after a change failed; keeping the previous list and retrying", "list", r.list, "error", r.err)
 		root, self, gen, list := c.ActorSystem().Root, c.Self(), a.gen, r.list
-		time.AfterFunc(relistRetry, func() { root.Send(self, messages.ListChanged{Gen: gen, List: list}) })
+		l.retry = a.deps.AfterFunc(relistRetry, func() { root.Send(self, messages.ListChanged{Gen: gen, List: list}) })
 	case r.list == mcpconn.ListTools:
 		a.register(conn, r.tools)
 	case r.list == mcpconn.ListPrompts:

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/openprogram/mcpvisor/status"
@@ -24,18 +22,18 @@ func (a *Actor) lose(c actor.Context, err error, kind string) {
 	a.withdraw()
 	a.stopSession(c)
 	a.spawnDue = false
-	if !a.recovering && !a.readySince.IsZero() && time.Since(a.readySince) >= a.deps.Restart.ResetAfter {
+	if !a.recovering && !a.readySince.IsZero() && a.deps.Since(a.readySince) >= a.deps.Restart.ResetAfter {
 		a.backoff.Reset() // it had been stable: start again from the first delay
 	}
 	a.recovering = true
 	delay := a.backoff.NextBackOff()
-	next := time.Now().Add(delay)
+	next := a.deps.Now().Add(delay)
 	a.st.Error, a.st.ErrorKind = err.Error(), kind
 	a.st.NextRetryAt = &next
 	a.setState(status.Backoff)
 	a.cancelRetry()
 	root, self, token := c.ActorSystem().Root, c.Self(), a.retryToken
-	a.retryTimer = time.AfterFunc(delay, func() { root.Send(self, retryNow{token: token}) })
+	a.retryTimer = a.deps.AfterFunc(delay, func() { root.Send(self, retryNow{token: token}) })
 	a.settle(c)
 }
 

@@ -37,6 +37,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cenkalti/backoff/v5"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/session"
@@ -98,7 +99,7 @@ type Actor struct {
 	// current timer's retryNow from a cancelled one's.
 	backoff    *backoff.ExponentialBackOff
 	recovering bool
-	retryTimer *time.Timer
+	retryTimer clockwork.Timer
 	retryToken uint64
 	readySince time.Time
 	stopping   bool // children's Terminated during our own stop are expected
@@ -329,7 +330,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	// them before the state changes), so a registered tool always belongs
 	// to a server that shows ready.
 	a.st.Error, a.st.ErrorKind = "", ""
-	a.readySince = time.Now()
+	a.readySince = a.deps.Now()
 	a.recovering = false
 	a.setState(status.Ready)
 	if err := a.deps.Registry.SetServer(a.cfg.Name, list); err != nil {
@@ -376,6 +377,7 @@ func (a *Actor) withdraw() {
 func (a *Actor) stopSession(c actor.Context) {
 	a.stopLogin(c) // a login belongs to the session that asked for it
 	a.loginFailed(oauthflow.ErrLoginCancelled)
+	a.stopRelists()
 	if a.session != nil {
 		c.Stop(a.session)
 		a.draining, a.session = a.session, nil
@@ -401,7 +403,7 @@ func (a *Actor) settle(c actor.Context) {
 // fills in From and Restarts).
 func (a *Actor) setState(s status.State) {
 	if a.st.State != s {
-		a.st.Since = time.Now()
+		a.st.Since = a.deps.Now()
 	}
 	a.st.State = s
 	a.st.Ready = s == status.Ready

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/actors"
@@ -66,8 +67,9 @@ func newFixture(t *testing.T) *fixture {
 		Logger: testLogger(), Registry: tools.NewRegistry(nil), Board: board, Tails: tails,
 		Events: events.NewBus(&events.Options{Reducer: board.Apply}),
 		Work:   f.work, Grace: 200 * time.Millisecond, Client: &mcp.Implementation{Name: "test"},
-		// Recovery would start a new session; these tests look at the gap.
-		Restart: actors.RestartPolicy{Initial: time.Hour}.WithDefaults(),
+		// Recovery would start a new session; these tests look at the gap:
+		// the clock never moves, so no backoff ends.
+		Clock: clockwork.NewFakeClock(), Restart: actors.RestartPolicy{}.WithDefaults(),
 	}
 	f.cfg = config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
 		Env: map[string]string{testutil.MarkerEnv: marker}}
@@ -99,6 +101,19 @@ func (f *fixture) waitSettled(t *testing.T) messages.ServerSettled {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no ServerSettled")
 		return messages.ServerSettled{}
+	}
+}
+
+// settleActor returns once the server actor has handled every message
+// sent to it before: the Describe it answers queues behind them.
+func (f *fixture) settleActor(t *testing.T) {
+	t.Helper()
+	reply := make(chan messages.Description, 1)
+	f.system.Root.Send(f.server, messages.Describe{Reply: reply})
+	select {
+	case <-reply:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server actor did not describe itself")
 	}
 }
 
@@ -134,14 +149,14 @@ func TestStaleOrDeadSessionReadyIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.system.Root.Send(f.server, messages.SessionReady{Gen: 1, Conn: extra}) // the first session's generation
-	time.Sleep(100 * time.Millisecond)                                       // give a wrong registration time to happen
+	f.settleActor(t)                                                         // the server actor has handled it
 	if st, _ := f.deps.Board.Get("ex"); st.State != status.Backoff || len(f.deps.Registry.List()) != 0 {
 		t.Fatalf("after a stale SessionReady: %+v with %d tools", st, len(f.deps.Registry.List()))
 	}
 
 	extra.Close()
 	f.system.Root.Send(f.server, messages.SessionReady{Gen: 2, Conn: extra}) // current generation, dead connection
-	time.Sleep(100 * time.Millisecond)
+	f.settleActor(t)
 	if st, _ := f.deps.Board.Get("ex"); st.State == status.Ready || len(f.deps.Registry.List()) != 0 {
 		t.Fatalf("after a SessionReady of a closed connection: %+v with %d tools", st, len(f.deps.Registry.List()))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // dialDeadline is the timeout_seconds limit of a dial, which does not run
@@ -12,17 +14,22 @@ import (
 // ends with cause context.DeadlineExceeded when the limit is reached.
 type dialDeadline struct {
 	mu        sync.Mutex
-	timer     *time.Timer
+	clock     clockwork.Clock
+	timer     clockwork.Timer
 	remaining time.Duration
 	started   time.Time
 	paused    int
 	finished  bool
 }
 
-func withDialDeadline(parent context.Context, d time.Duration) (context.Context, *dialDeadline, context.CancelFunc) {
+// withDialDeadline starts a deadline of d on clock (nil: the real clock).
+func withDialDeadline(parent context.Context, clock clockwork.Clock, d time.Duration) (context.Context, *dialDeadline, context.CancelFunc) {
+	if clock == nil {
+		clock = clockwork.NewRealClock()
+	}
 	ctx, cancel := context.WithCancelCause(parent)
-	dl := &dialDeadline{remaining: d, started: time.Now()}
-	dl.timer = time.AfterFunc(d, func() { cancel(context.DeadlineExceeded) })
+	dl := &dialDeadline{clock: clock, remaining: d, started: clock.Now()}
+	dl.timer = clock.AfterFunc(d, func() { cancel(context.DeadlineExceeded) })
 	return ctx, dl, func() {
 		dl.finish()
 		cancel(context.Canceled)
@@ -37,7 +44,7 @@ func (dl *dialDeadline) pause() {
 		return
 	}
 	if dl.paused == 0 && dl.timer.Stop() {
-		dl.remaining -= time.Since(dl.started)
+		dl.remaining -= dl.clock.Since(dl.started)
 	}
 	dl.paused++
 }
@@ -50,7 +57,7 @@ func (dl *dialDeadline) resume() {
 	}
 	dl.paused--
 	if dl.paused == 0 {
-		dl.started = time.Now()
+		dl.started = dl.clock.Now()
 		dl.timer.Reset(max(dl.remaining, 0))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,6 +54,9 @@ type Options struct {
 	// an abandoned dial, a process being stopped). The owner waits for it
 	// at shutdown. Default: a plain goroutine.
 	Go func(func())
+	// Clock runs the dial's timeout_seconds deadline (which stops while a
+	// login waits). Default: the real clock; tests set a fake one.
+	Clock clockwork.Clock
 	// Features are the client features the host offers (sampling,
 	// elicitation, roots) and the hook for list changes. The client
 	// advertises sampling and elicitation either way; without a host
@@ -141,7 +145,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport mcp.Transport = opts.Transport
 	)
 	owner := ctx // ends when the connection's owner stops
-	ctx, deadline, cancel := withDialDeadline(ctx, srv.Timeout())
+	ctx, deadline, cancel := withDialDeadline(ctx, opts.Clock, srv.Timeout())
 	defer cancel()
 	var (
 		live   atomic.Pointer[Conn]
