@@ -4,25 +4,28 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // ReportPanics is receiver middleware that reports a panicking actor as an
 // ActorPanicked event and then re-panics, so supervision still sees the
 // failure. The stack (protoactor logs none of its own) is a diagnostic,
-// not an event: it goes to the log at Debug.
+// not an event: it goes to the log, at Error, since a panic is a bug.
 func ReportPanics(deps *Deps) actor.ReceiverMiddleware {
 	return func(next actor.ReceiverFunc) actor.ReceiverFunc {
 		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 			defer func() {
 				if r := recover(); r != nil {
 					path := c.Self().Id
-					deps.Events.Emit(events.ActorPanicked{Header: events.Header{Server: ServerOf(path)},
-						Path: path, Value: panicValue(r)})
-					deps.Logger.Debug("actor panic stack", "actor", path, "message", fmt.Sprintf("%T", env.Message), "stack", string(debug.Stack()))
+					server := ServerOf(path)
+					deps.Logger.Error("actor panic stack", "actor", path, "message", fmt.Sprintf("%T", env.Message), "stack", string(debug.Stack()))
+					deps.Events.Emit(events.ActorPanicked{Header: events.Header{Server: server},
+						Path: path, Value: panicValue(r, deps.scrubberOf(server))})
 					panic(r)
 				}
 			}()
@@ -31,16 +34,38 @@ func ReportPanics(deps *Deps) actor.ReceiverMiddleware {
 	}
 }
 
-// panicValue is a panic's value as event text. Only the value's text is
-// kept, cut to a bound: a panic carries our own messages, never a
-// server's secrets (those are scrubbed before they reach an error).
-func panicValue(r any) string {
-	const limit = 1024
-	v := fmt.Sprint(r)
-	if len(v) > limit {
-		v = v[:limit] + " …"
+// panicValueLimit bounds the text of a panic's value in an event.
+const panicValueLimit = 1024
+
+// panicValue is a panic's value as event text: its text, scrubbed of the
+// server's configured secrets (a panic should carry only our own
+// messages, but an error wrapped into one may quote a config value), then
+// cut to a bound on a UTF-8 boundary.
+func panicValue(r any, scrub *redact.Scrubber) string {
+	v := scrub.String(fmt.Sprint(r))
+	if len(v) <= panicValueLimit {
+		return v
 	}
-	return v
+	n := panicValueLimit
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return scrub.Cut(v, n) + " …"
+}
+
+// scrubberOf returns a scrubber of server's configured secrets; nil (which
+// scrubs nothing) for no server or one not configured. The secrets a
+// connection learned (OAuth tokens) live in its own scrubber, out of reach
+// here.
+func (d *Deps) scrubberOf(server string) *redact.Scrubber {
+	if server == "" || d.Config == nil {
+		return nil
+	}
+	srv, ok := d.Config.Load().Get(server)
+	if !ok {
+		return nil
+	}
+	return redact.New(srv.Secrets()...)
 }
 
 // ServerOf returns the server an actor path belongs to ("manager/fs/session"

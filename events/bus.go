@@ -22,7 +22,10 @@ type Options struct {
 	// The reducer returns the event as every later consumer sees it: it
 	// may complete what only it knows (the board fills in a StateChanged's
 	// From and Restarts), so that subscribers read the same facts as
-	// Status(). It must keep the event's type, Seq and Time.
+	// Status(). It must keep the event's type, Seq and Time. It returns
+	// nil for an event that says nothing new (a state change to the state
+	// shown already): the Bus then drops it, keeps no trace of it in the
+	// history and reuses its Seq.
 	Reducer func(Event) Event
 	// Now is the clock that stamps Time; default time.Now.
 	Now func() time.Time
@@ -93,7 +96,10 @@ func (b *Bus) Emit(e Event) {
 	b.seq++
 	e = e.stamp(b.seq, b.opts.Now())
 	if b.opts.Reducer != nil {
-		e = b.opts.Reducer(e)
+		if e = b.opts.Reducer(e); e == nil {
+			b.seq-- // nobody saw it: the stream stays gapless
+			return
+		}
 	}
 	if inHistory(e) {
 		if old := b.history.push(e); old != nil {

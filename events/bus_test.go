@@ -82,6 +82,37 @@ func TestReducerRunsInsideEmit(t *testing.T) {
 	}
 }
 
+// An event the reducer returns nil for is gone: no subscriber and no
+// history sees it, and the next event takes its Seq.
+func TestReducerDropsNil(t *testing.T) {
+	bus := NewBus(&Options{Reducer: func(e Event) Event {
+		if sc, ok := e.(StateChanged); ok && sc.To == "same" {
+			return nil
+		}
+		return e
+	}})
+	defer bus.Close()
+	sub := bus.Subscribe(SubscribeOptions{})
+	defer sub.Close()
+	bus.Emit(ServerAdded{Header: Header{Server: "fs"}})
+	bus.Emit(StateChanged{Header: Header{Server: "fs"}, To: "same"})
+	bus.Emit(ServerRemoved{Header: Header{Server: "fs"}})
+	for i, want := range []string{TypeServerAdded, TypeServerRemoved} {
+		if e := next(t, sub); e.Type() != want || e.Head().Seq != uint64(i+1) {
+			t.Errorf("got %s, want %s with a gapless seq", e, want)
+		}
+	}
+	empty(t, sub)
+	old := bus.Subscribe(SubscribeOptions{From: 1})
+	defer old.Close()
+	if e := next(t, old); e.Type() != TypeServerAdded {
+		t.Errorf("history starts with %s", e)
+	}
+	if e := next(t, old); e.Type() != TypeServerRemoved {
+		t.Errorf("history holds %s after server_added", e)
+	}
+}
+
 func TestStuckSubscriberDoesNotBlockEmit(t *testing.T) {
 	bus := NewBus(&Options{Buffer: 256})
 	defer bus.Close()

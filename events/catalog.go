@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -20,20 +21,24 @@ type ToolsChanged struct {
 	// Count is the number of tools the server now offers.
 	Count int
 	// Added and Removed name the tools that appeared and went away since
-	// the last listing (all of them, at the first).
-	Added, Removed []string
+	// the last listing (all of them, at the first), sorted, at most
+	// MaxNames each; AddedMore and RemovedMore count the names left out,
+	// so a server with a huge list cannot make every event (and the
+	// history) huge.
+	Added, Removed         []string
+	AddedMore, RemovedMore int
 }
 
 // Type implements Event.
 func (ToolsChanged) Type() string { return TypeToolsChanged }
 
 func (e ToolsChanged) String() string {
-	return e.prefix() + catalogString("tools", e.Count, e.Added, e.Removed)
+	return e.prefix() + catalogString("tools", e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
 }
 
 // MarshalJSON implements json.Marshaler.
 func (e ToolsChanged) MarshalJSON() ([]byte, error) {
-	return marshalCatalog(e.wire(TypeToolsChanged), e.Count, e.Added, e.Removed)
+	return marshalCatalog(e.wire(TypeToolsChanged), e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
 }
 
 func (e ToolsChanged) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
@@ -43,38 +48,60 @@ type PromptsChanged struct {
 	Header
 	// Count is the number of prompts the server now offers.
 	Count int
-	// Added and Removed name the prompts that appeared and went away.
-	Added, Removed []string
+	// Added and Removed name the prompts that appeared and went away, by
+	// their registry names, capped as ToolsChanged's.
+	Added, Removed         []string
+	AddedMore, RemovedMore int
 }
 
 // Type implements Event.
 func (PromptsChanged) Type() string { return TypePromptsChanged }
 
 func (e PromptsChanged) String() string {
-	return e.prefix() + catalogString("prompts", e.Count, e.Added, e.Removed)
+	return e.prefix() + catalogString("prompts", e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
 }
 
 // MarshalJSON implements json.Marshaler.
 func (e PromptsChanged) MarshalJSON() ([]byte, error) {
-	return marshalCatalog(e.wire(TypePromptsChanged), e.Count, e.Added, e.Removed)
+	return marshalCatalog(e.wire(TypePromptsChanged), e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
 }
 
 func (e PromptsChanged) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
 
-func catalogString(what string, count int, added, removed []string) string {
+// MaxNames is how many names a ToolsChanged or PromptsChanged carries in
+// each of Added and Removed; the rest are only counted.
+const MaxNames = 100
+
+// CapNames cuts names to MaxNames and says how many it left out. The
+// kept names are a copy, so an event in the history does not hold the
+// whole list alive.
+func CapNames(names []string) (kept []string, more int) {
+	if len(names) <= MaxNames {
+		return names, 0
+	}
+	return slices.Clone(names[:MaxNames]), len(names) - MaxNames
+}
+
+func catalogString(what string, count int, added, removed []string, addedMore, removedMore int) string {
 	s := fmt.Sprintf("%d %s", count, what)
 	if len(added) > 0 {
 		s += " +" + strings.Join(added, " +")
 	}
+	if addedMore > 0 {
+		s += fmt.Sprintf(" (+%d more)", addedMore)
+	}
 	if len(removed) > 0 {
 		s += " -" + strings.Join(removed, " -")
+	}
+	if removedMore > 0 {
+		s += fmt.Sprintf(" (-%d more)", removedMore)
 	}
 	return s
 }
 
 // marshalCatalog writes empty lists as [] rather than null, so a consumer
 // can always range over them.
-func marshalCatalog(h wireHeader, count int, added, removed []string) ([]byte, error) {
+func marshalCatalog(h wireHeader, count int, added, removed []string, addedMore, removedMore int) ([]byte, error) {
 	if added == nil {
 		added = []string{}
 	}
@@ -83,8 +110,10 @@ func marshalCatalog(h wireHeader, count int, added, removed []string) ([]byte, e
 	}
 	return json.Marshal(struct {
 		wireHeader
-		Count   int      `json:"count"`
-		Added   []string `json:"added"`
-		Removed []string `json:"removed"`
-	}{h, count, added, removed})
+		Count       int      `json:"count"`
+		Added       []string `json:"added"`
+		AddedMore   int      `json:"added_more,omitempty"`
+		Removed     []string `json:"removed"`
+		RemovedMore int      `json:"removed_more,omitempty"`
+	}{h, count, added, addedMore, removed, removedMore})
 }

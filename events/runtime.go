@@ -111,8 +111,9 @@ type RequestRefused struct {
 	// empty in the last word of a removed server, which only carries
 	// Suppressed.
 	Method string
-	// Limit names the limit that refused it ("max_concurrent",
-	// "max_bytes", "rate").
+	// Limit names the limit that refused it: "max_concurrent" (too many
+	// of the server's requests in flight), "max_bytes" (the request is
+	// too large) or "rate" (too many per second).
 	Limit string
 	// Suppressed is how many refusals of this server since the previous
 	// RequestRefused delivered were counted in the status but not

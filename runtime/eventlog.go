@@ -65,9 +65,9 @@ func (l *eventLog) log(e events.Event) {
 	case events.SessionLost:
 		logger.Warn("session lost", "error", e.Error, "exit_status", e.ExitStatus)
 	case events.ToolsChanged:
-		logger.Info("tools changed", "tools", e.Count, "added", len(e.Added), "removed", len(e.Removed))
+		logger.Info("tools changed", "tools", e.Count, "added", len(e.Added)+e.AddedMore, "removed", len(e.Removed)+e.RemovedMore)
 	case events.PromptsChanged:
-		logger.Info("prompts changed", "prompts", e.Count, "added", len(e.Added), "removed", len(e.Removed))
+		logger.Info("prompts changed", "prompts", e.Count, "added", len(e.Added)+e.AddedMore, "removed", len(e.Removed)+e.RemovedMore)
 	case events.LoginRequired:
 		logger.Info("waiting for the OAuth login in the browser")
 	case events.LoginCompleted:

@@ -45,6 +45,7 @@ type authServer struct {
 	refuseRefresh bool                 // answer invalid_grant to refreshes
 	metadataDown  bool                 // metadata endpoints answer 500
 	echoExchange  bool                 // code exchanges fail, echoing the form
+	refuseCode    bool                 // code exchanges get invalid_grant
 	access        map[string]time.Time // valid access tokens and their expiry
 	refresh       map[string]bool
 	codes         map[string]string // code -> redirect_uri
@@ -191,7 +192,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		code := r.PostForm.Get("code")
-		if redirect, ok := a.codes[code]; !ok || redirect != r.PostForm.Get("redirect_uri") || r.PostForm.Get("code_verifier") == "" {
+		if redirect, ok := a.codes[code]; a.refuseCode || !ok || redirect != r.PostForm.Get("redirect_uri") || r.PostForm.Get("code_verifier") == "" {
 			asJSON(w, 400, map[string]any{"error": "invalid_grant"})
 			return
 		}

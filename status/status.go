@@ -87,10 +87,10 @@ type Server struct {
 //     its first StateChanged gave it a state;
 //   - State, Ready, Since, Error, ErrorKind, LastError and NextRetryAt come
 //     from StateChanged;
-//   - Restarts is counted here: every move into starting from a state in
-//     which the server had run or tried to (ready, backoff, failed,
-//     needs_auth), that is, every start but the first (a login that ends
-//     goes back to starting: not a restart);
+//   - Restarts is counted here: every move into starting from ready,
+//     backoff, failed or needs_auth. A first start, a start after disabled
+//     (a disable and an enable) and a login that ends (authorizing back to
+//     starting) are not restarts;
 //   - PID from SessionStarted, cleared by any move to a state other than
 //     ready (not by SessionLost itself, which comes just before the move:
 //     a ready server never shows without its pid);
@@ -122,7 +122,9 @@ func NewBoard(tails func(name string) []string) *Board {
 // Apply folds one event into the board and returns it completed with what
 // only the board knows: a StateChanged gets the From the board showed and
 // the Restarts it counted, so that every consumer of the event reads what
-// Status() says. Other events are returned as they are.
+// Status() says. A StateChanged identical to what the board shows (state,
+// error, error kind and next retry) is no news: Apply returns nil and the
+// Bus drops it. Other events are returned as they are.
 func (b *Board) Apply(e events.Event) events.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -163,9 +165,14 @@ func (b *Board) Apply(e events.Event) events.Event {
 	return e
 }
 
-// restartedFrom holds the states from which a move into starting is a
-// restart.
-var restartedFrom = map[State]bool{Ready: true, Backoff: true, Failed: true, NeedsAuth: true}
+// restartedFrom says whether a move into starting from s is a restart.
+func restartedFrom(s State) bool {
+	switch s {
+	case Ready, Backoff, Failed, NeedsAuth:
+		return true
+	}
+	return false
+}
 
 func (b *Board) stateChanged(e events.StateChanged) events.Event {
 	s := b.entries[e.Server]
@@ -173,7 +180,12 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 		return e // a server that is gone (a stopping actor's last word)
 	}
 	from, to := s.State, State(e.To)
-	if to == Starting && restartedFrom[from] {
+	if from == to && !s.Since.IsZero() && s.Error == e.Error && s.ErrorKind == e.ErrorKind && sameRetry(s.NextRetryAt, e.NextRetryAt) {
+		// What the board shows already (the manager and the actor both
+		// showing a start, say): no news, so no event.
+		return nil
+	}
+	if to == Starting && restartedFrom(from) {
 		s.Restarts++
 	}
 	if from != to || s.Since.IsZero() {
@@ -197,6 +209,13 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 	}
 	e.From, e.Restarts = string(from), s.Restarts
 	return e
+}
+
+func sameRetry(shown *time.Time, next time.Time) bool {
+	if shown == nil {
+		return next.IsZero()
+	}
+	return shown.Equal(next)
 }
 
 // Get returns one server's status; false for a server the board does not

@@ -1,7 +1,9 @@
 package status
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -258,5 +260,56 @@ func TestServerJSON(t *testing.T) {
 				t.Errorf("Marshal =\n  %s\nwant\n  %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// A state change to what the board shows already is dropped: the manager
+// and the server actor both showing a start make one event.
+func TestApplyDropsTheStateShown(t *testing.T) {
+	f := newFeed(nil)
+	sub := f.bus.Subscribe(events.SubscribeOptions{})
+	defer sub.Close()
+	f.apply(events.ServerAdded{Header: hdr("fs")})
+	f.apply(state("fs", "disabled"))
+	f.apply(state("fs", "starting"))
+	if e := f.apply(state("fs", "starting")); e != nil {
+		t.Errorf("a repeated starting came through as %v", e)
+	}
+	failed := events.StateChanged{Header: hdr("fs"), To: "failed", Error: "exit 1"}
+	f.apply(failed)
+	f.apply(failed)
+	failed.Error = "exit 2"
+	f.apply(failed) // a new error is news
+	f.bus.Close()
+	var got []string
+	for {
+		e, err := sub.Next(context.Background())
+		if err != nil {
+			break
+		}
+		if sc, ok := e.(events.StateChanged); ok {
+			got = append(got, fmt.Sprintf("#%d %s->%s %s", sc.Seq, sc.From, sc.To, sc.Error))
+		}
+	}
+	want := []string{"#2 ->disabled ", "#3 disabled->starting ", "#4 starting->failed exit 1", "#5 failed->failed exit 2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("state changes %q, want %q (gapless seqs)", got, want)
+	}
+	if s, _ := f.b.Get("fs"); s.Error != "exit 2" {
+		t.Errorf("status error %q, want exit 2", s.Error)
+	}
+}
+
+// A restart is a move into starting from ready, backoff, failed or
+// needs_auth; a first start, an enable and a login's end are not.
+func TestRestartsRule(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ServerAdded{Header: hdr("fs")})
+	for _, to := range []string{"starting", "ready", "starting", "backoff", "starting", "failed", "starting",
+		"needs_auth", "starting", "authorizing", "starting", "disabled", "starting"} {
+		f.apply(state("fs", to))
+	}
+	if s, _ := f.b.Get("fs"); s.Restarts != 4 {
+		t.Errorf("restarts = %d, want 4 (from ready, backoff, failed, needs_auth)", s.Restarts)
 	}
 }

@@ -111,9 +111,10 @@ type entry struct {
 	// add or reload gave it. A restart, the undoing of a failed PATCH and
 	// a respawn go back to it, never to an unsaved PATCH's config.
 	good    config.Server
-	pid     *actor.PID // nil once the actor is gone
-	epoch   uint64     // unique across the manager, never reused by a later entry
-	managed bool       // a management call took it over: startup leaves it alone
+	pid     *actor.PID   // nil once the actor is gone
+	gate    *actors.Gate // of the actor's incarnation, retired at a removal
+	epoch   uint64       // unique across the manager, never reused by a later entry
+	managed bool         // a management call took it over: startup leaves it alone
 	// onGone answers a removal once the actor terminated and the server's
 	// processes are gone: its tools are gone by then (its Stopping
 	// withdraws them).
@@ -197,6 +198,8 @@ func (a *Actor) Receive(c actor.Context) {
 		if !a.stopping {
 			a.respawn(c, msg)
 		}
+	case spawnFailed:
+		a.spawnFailed(c, msg)
 	case processesGone:
 		if e := a.dying[msg.name]; e != nil && e.pid == nil && e.epoch == msg.epoch {
 			a.retired(c, e, msg.ok)
@@ -319,12 +322,15 @@ func (a *Actor) ensureActor(c actor.Context, e *entry) {
 	if e.pid != nil || a.dying[e.name] != nil || a.stopping {
 		return
 	}
-	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg, e.died), e.name)
+	gate := &actors.Gate{}
+	pid, err := c.SpawnNamed(server.Props(a.Deps, e.cfg, e.died, gate), e.name)
 	if err != nil {
-		a.Deps.Logger.Error("spawning server actor", "server", e.name, "error", err)
+		// Said once the current message is handled, so that the operation
+		// that asked for this actor is waiting by then and gets the error.
+		c.Send(c.Self(), spawnFailed{name: e.name, epoch: e.epoch, err: fmt.Errorf("spawning server actor: %w", err)})
 		return
 	}
-	e.pid = pid
+	e.pid, e.gate = pid, gate
 	e.died = false
 	e.spawnedAt = a.Deps.Now()
 }
@@ -466,7 +472,14 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	delete(a.servers, e.name)
 	a.Deps.Registry.RemoveServer(e.name)
 	a.Deps.Tails.Forget(e.name)
-	a.Deps.Events.Emit(events.ServerRemoved{Header: events.Header{Server: e.name}})
+	// Nothing of the old incarnation follows its removal: not its
+	// Stopping's "stopped", not a late log line of its connection.
+	removed := events.ServerRemoved{Header: events.Header{Server: e.name}}
+	if e.gate != nil {
+		e.gate.Retire(a.Deps.Events, removed)
+	} else {
+		a.Deps.Events.Emit(removed)
+	}
 	switch {
 	case e.pid != nil:
 		c.Stop(e.pid)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/openprogram/mcpvisor/actors/server"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/messages"
@@ -95,10 +94,9 @@ func (a *Actor) retired(c actor.Context, e *entry, gone bool) {
 	if a.stopping {
 		return
 	}
-	// A removed server's actor emits "stopped" while it goes, which shows
-	// on a server of the same name added meanwhile: show it afresh.
+	// A server of the same name added meanwhile shows its initial state
+	// (the removed actor's events stopped at its ServerRemoved).
 	if next := a.servers[e.name]; next != nil {
-		a.Deps.Events.Emit(server.InitialState(next.cfg))
 		a.ensureActor(c, next)
 		a.deliver(c, next)
 	} else if a.Deps.Gone != nil {
@@ -153,4 +151,29 @@ func (a *Actor) respawn(c actor.Context, msg respawnServer) {
 	}
 	e.respawnTimer = nil
 	a.command(c, e, e.good)
+}
+
+// spawnFailed is what ensureActor tells itself when a server's actor
+// could not be spawned.
+type spawnFailed struct {
+	name  string
+	epoch uint64
+	err   error
+}
+
+// spawnFailed shows a server whose actor could not be spawned as failed
+// (nothing runs for it) and answers what waited on it, so that neither
+// the status nor a caller waits for an actor that does not exist.
+func (a *Actor) spawnFailed(c actor.Context, msg spawnFailed) {
+	e := a.servers[msg.name]
+	if e == nil || e.pid != nil || e.epoch != msg.epoch {
+		return // removed, or a later attempt replaced this one
+	}
+	a.Deps.Events.Emit(events.StateChanged{Header: events.Header{Server: e.name}, To: string(status.Failed),
+		Error: msg.err.Error(), ErrorKind: status.KindConnectFailed})
+	a.supersede(e, msg.err)
+	if a.turn == e {
+		a.turn = nil
+		a.nextTurn(c)
+	}
 }

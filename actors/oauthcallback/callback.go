@@ -32,7 +32,6 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/openprogram/mcpvisor/actors"
-	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/netaddr"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/internal/redact"
@@ -221,16 +220,13 @@ func (a *Actor) handle(w http.ResponseWriter, r *http.Request) bool {
 // deliver hands the one result to the waiter; false if one was handed
 // already.
 func (a *Actor) deliver(r messages.LoginResult) bool {
+	// The outcome event is the server actor's: it sees the session the
+	// login was for succeed or fail, whichever part failed.
 	done := false
 	a.once.Do(func() {
 		a.req.Reply <- r // room for one, by contract
 		done = true
 	})
-	if done && r.Err != nil {
-		// The error names our own checks or the authorization server's
-		// answer; it never holds the code or a token.
-		a.deps.Events.Emit(events.LoginFailed{Header: events.Header{Server: a.name}, Error: r.Err.Error()})
-	}
 	return done
 }
 

@@ -31,6 +31,9 @@ func withServer(e events.Event, name string) events.Event {
 	case events.LoginCompleted:
 		e.Server = name
 		return e
+	case events.LoginFailed:
+		e.Server = name
+		return e
 	}
 	return e
 }
@@ -45,7 +48,10 @@ func (a *Actor) toolsChanged(list []tools.Tool) {
 	added, removed, changed := diff(a.toolNames, names)
 	a.toolNames = names
 	if changed {
-		a.emit(events.ToolsChanged{Count: len(names), Added: added, Removed: removed})
+		e := events.ToolsChanged{Count: len(names)}
+		e.Added, e.AddedMore = events.CapNames(added)
+		e.Removed, e.RemovedMore = events.CapNames(removed)
+		a.emit(e)
 	}
 }
 
@@ -54,7 +60,10 @@ func (a *Actor) promptsChanged(names []string) {
 	added, removed, changed := diff(a.promptNames, names)
 	a.promptNames = names
 	if changed {
-		a.emit(events.PromptsChanged{Count: len(names), Added: added, Removed: removed})
+		e := events.PromptsChanged{Count: len(names)}
+		e.Added, e.AddedMore = events.CapNames(added)
+		e.Removed, e.RemovedMore = events.CapNames(removed)
+		a.emit(e)
 	}
 }
 

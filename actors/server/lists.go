@@ -115,9 +115,12 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 	case r.list == mcpconn.ListTools:
 		a.register(conn, r.tools)
 	case r.list == mcpconn.ListPrompts:
-		a.deps.Prompts.SetServer(a.cfg.Name, a.binding.Prompts(r.prompts))
-		names := make([]string, len(r.prompts))
-		for i, p := range r.prompts {
+		// Names and count come from what was registered: a null entry or
+		// two names that sanitise alike are not prompts a host can use.
+		list := a.binding.Prompts(r.prompts)
+		a.deps.Prompts.SetServer(a.cfg.Name, list)
+		names := make([]string, len(list))
+		for i, p := range list {
 			names[i] = p.Name
 		}
 		a.promptsChanged(names)

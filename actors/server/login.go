@@ -58,6 +58,17 @@ func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 	a.settle(c)
 }
 
+// loginFailed ends the login of the current session, if it asked for one,
+// with err: the server actor alone says how a login ended (LoginCompleted
+// when the session it was for is ready, LoginFailed here), whether the
+// callback, the token exchange or the session after it failed.
+func (a *Actor) loginFailed(err error) {
+	if a.loggedIn {
+		a.loggedIn = false
+		a.emit(events.LoginFailed{Error: err.Error()})
+	}
+}
+
 // stopLogin stops the waiting login, if any: its socket closes and its
 // waiter gets a cancellation error.
 func (a *Actor) stopLogin(c actor.Context) {

@@ -19,7 +19,11 @@
 //   - A new session is spawned only after the previous one terminated (the
 //     child name "session" is stable across generations).
 //   - Stopping unregisters the tools, withdraws the connection and emits
-//     the change to stopped; the session child closes the connection.
+//     the change to stopped (not after a panic: the manager shows that
+//     death); the session child closes the connection.
+//   - Every event of the incarnation and of its sessions passes its Gate,
+//     which the manager retires with ServerRemoved: nothing of a removed
+//     server follows that.
 package server
 
 import (
@@ -49,10 +53,11 @@ import (
 // Props returns the props of the actor for cfg. respawn says the actor
 // replaces one that died: the board then shows what the manager emitted
 // for the death (backoff, disabled), not the initial state, so the new
-// actor emits its first state whatever it is.
-func Props(deps *actors.Deps, cfg config.Server, respawn bool) *actor.Props {
+// actor emits its first state whatever it is. Every event of the
+// incarnation and of its sessions passes gate (nil: never retired).
+func Props(deps *actors.Deps, cfg config.Server, respawn bool, gate *actors.Gate) *actor.Props {
 	return actors.Props(deps, func() actor.Actor {
-		return &Actor{deps: deps, cfg: cfg, respawn: respawn}
+		return &Actor{deps: deps, cfg: cfg, respawn: respawn, gate: gate}
 	})
 }
 
@@ -61,6 +66,7 @@ type Actor struct {
 	deps    *actors.Deps
 	cfg     config.Server
 	respawn bool
+	gate    *actors.Gate
 	logger  *slog.Logger
 	tail    *mcpconn.Tail
 
@@ -97,6 +103,7 @@ type Actor struct {
 	retryToken uint64
 	readySince time.Time
 	stopping   bool // children's Terminated during our own stop are expected
+	panicked   bool // a Receive panicked: the actor is stopped as failed
 	// st is the actor's own view of its state, for its decisions (settle,
 	// Describe, a login's way back); the board's copy comes from events.
 	st status.Server
@@ -108,6 +115,15 @@ type retryNow struct{ token uint64 }
 // Receive handles lifecycle first, then the manager's and the session's
 // messages.
 func (a *Actor) Receive(c actor.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			// The manager says what this death means (backoff,
+			// disabled); the Stopping that follows must not show
+			// "stopped" first. ReportPanics reports it.
+			a.panicked = true
+			panic(r)
+		}
+	}()
 	switch msg := c.Message().(type) {
 	case *actor.Started:
 		a.started()
@@ -115,7 +131,9 @@ func (a *Actor) Receive(c actor.Context) {
 		a.stopping = true
 		a.cancelRetry()
 		a.withdraw()
-		a.setState(status.Stopped)
+		if !a.panicked {
+			a.setState(status.Stopped)
+		}
 	case *actor.Terminated:
 		a.terminated(c, msg.Who)
 	case messages.Describe:
@@ -160,6 +178,7 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case messages.SessionFailed:
 		if msg.Gen == a.gen {
+			a.loginFailed(msg.Err)
 			// Any attempt that failed for a reason a retry can fix is
 			// retried after the backoff (a waiting command still gets its
 			// answer: the attempt failed).
@@ -172,6 +191,7 @@ func (a *Actor) Receive(c actor.Context) {
 	case messages.SessionLost:
 		if msg.Gen == a.gen {
 			a.emit(events.SessionLost{Error: msg.Err.Error(), ExitStatus: msg.ExitStatus})
+			a.loginFailed(msg.Err)
 			kind := status.KindSessionLost
 			if errors.Is(msg.Err, oauthflow.ErrNeedsReauth) {
 				kind = status.KindNeedsReauth
@@ -266,7 +286,7 @@ func (a *Actor) spawnSession(c actor.Context) {
 	}
 	a.spawnDue = false
 	a.lists = nil // the new session's lists start afresh
-	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger, a.userConnect), session.Name)
+	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger, a.userConnect, a.emitAny), session.Name)
 	a.userConnect = false // a retry is not the user's
 	if err != nil {
 		a.fail(c, fmt.Errorf("spawning session: %w", err), status.KindConnectFailed)
@@ -302,6 +322,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	a.binding.Publish(conn)
 	list := a.binding.Tools(conn, conn.Tools())
 	if a.loggedIn {
+		a.loggedIn = false
 		a.emit(events.LoginCompleted{})
 	}
 	a.emit(events.SessionStarted{PID: conn.PID(), ProtocolVersion: conn.ProtocolVersion()})
@@ -355,6 +376,7 @@ func (a *Actor) withdraw() {
 // Stop, which is a system message) must not be taken for a live session.
 func (a *Actor) stopSession(c actor.Context) {
 	a.stopLogin(c) // a login belongs to the session that asked for it
+	a.loginFailed(oauthflow.ErrLoginCancelled)
 	a.stopRelists()
 	if a.session != nil {
 		c.Stop(a.session)
@@ -409,8 +431,11 @@ func sameTime(x, y *time.Time) bool {
 
 // emit sends an event about this server.
 func (a *Actor) emit(e events.Event) {
-	a.deps.Events.Emit(withServer(e, a.cfg.Name))
+	a.gate.Emit(a.deps.Events, withServer(e, a.cfg.Name))
 }
+
+// emitAny is the emit the sessions of this incarnation are handed.
+func (a *Actor) emitAny(e events.Event) { a.gate.Emit(a.deps.Events, e) }
 
 func (a *Actor) setFailed(err error, kind string) {
 	a.st.Error, a.st.ErrorKind = err.Error(), kind

@@ -76,7 +76,7 @@ func newFixture(t *testing.T) *fixture {
 	// What the manager emits before it spawns a server actor.
 	f.deps.Events.Emit(events.ServerAdded{Header: events.Header{Server: f.cfg.Name}})
 	f.deps.Events.Emit(InitialState(f.cfg))
-	p := &parent{props: Props(f.deps, f.cfg, false), settled: f.settle, spawned: make(chan *actor.PID, 1)}
+	p := &parent{props: Props(f.deps, f.cfg, false, nil), settled: f.settle, spawned: make(chan *actor.PID, 1)}
 	pid, err := f.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return p }), "parent")
 	if err != nil {
 		t.Fatal(err)

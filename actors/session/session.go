@@ -31,6 +31,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
@@ -42,10 +43,11 @@ const Name = "session"
 // Props returns the props of a session for server cfg, generation gen.
 //
 // user: the user asked for this session (add, edit, restart), so an OAuth
-// login that waits for the user may open the browser.
-func Props(deps *actors.Deps, cfg config.Server, gen uint64, tail *mcpconn.Tail, logger *slog.Logger, user bool) *actor.Props {
+// login that waits for the user may open the browser. emit receives the
+// events of the connection (its server actor's gated emit).
+func Props(deps *actors.Deps, cfg config.Server, gen uint64, tail *mcpconn.Tail, logger *slog.Logger, user bool, emit func(events.Event)) *actor.Props {
 	return actors.Props(deps, func() actor.Actor {
-		return &Actor{deps: deps, cfg: cfg, gen: gen, tail: tail, logger: logger, user: user}
+		return &Actor{deps: deps, cfg: cfg, gen: gen, tail: tail, logger: logger, user: user, emit: emit}
 	})
 }
 
@@ -57,6 +59,7 @@ type Actor struct {
 	tail   *mcpconn.Tail
 	logger *slog.Logger
 	user   bool // the user asked for this session
+	emit   func(events.Event)
 
 	ctx    context.Context // cancelled when the actor stops
 	cancel context.CancelFunc
@@ -139,9 +142,7 @@ func (a *Actor) start(c actor.Context) {
 	opts.Tokens = a.deps.Tokens
 	opts.UserAction = a.user
 	opts.Procs = a.deps.Procs
-	if a.deps.Events != nil { // nil in some unit tests
-		opts.Emit = a.deps.Events.Emit
-	}
+	opts.Emit = a.emit
 	opts.Login = a.loginFunc(c)
 	opts.RequestMark, opts.AllowPrivateOAuthHosts = a.deps.RequestMark, a.deps.AllowPrivateOAuthHosts
 	hand := a.hand

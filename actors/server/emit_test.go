@@ -1,0 +1,45 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// A server with a huge tool list changes it: the event names at most
+// MaxNames of each side and counts the rest; Count stays exact.
+func TestCatalogChangeNamesAreCapped(t *testing.T) {
+	bus := events.NewBus(nil)
+	defer bus.Close()
+	sub := bus.Subscribe(events.SubscribeOptions{})
+	defer sub.Close()
+	a := &Actor{deps: &actors.Deps{Events: bus}, cfg: config.Server{Name: "big"}}
+	list := func(prefix string, n int) []tools.Tool {
+		out := make([]tools.Tool, n)
+		for i := range out {
+			out[i].Name = fmt.Sprintf("big__%s%05d", prefix, i)
+		}
+		return out
+	}
+	a.toolsChanged(list("a", 1000))
+	a.toolsChanged(list("b", 250))
+	for _, want := range []struct{ count, added, addedMore, removed, removedMore int }{
+		{1000, events.MaxNames, 1000 - events.MaxNames, 0, 0},
+		{250, events.MaxNames, 250 - events.MaxNames, events.MaxNames, 1000 - events.MaxNames},
+	} {
+		e, err := sub.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := e.(events.ToolsChanged)
+		got := struct{ count, added, addedMore, removed, removedMore int }{tc.Count, len(tc.Added), tc.AddedMore, len(tc.Removed), tc.RemovedMore}
+		if got != want {
+			t.Errorf("tools changed %+v, want %+v", got, want)
+		}
+	}
+}
