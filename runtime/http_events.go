@@ -23,8 +23,8 @@ import (
 //
 // (the data is the event's own JSON with "boot" in front, on one line).
 // A frame goes out as soon as its event is read, and a comment
-// (": keepalive") every 15 s keeps proxies and browsers from closing an
-// idle stream.
+// (": keepalive") after 15 s without a frame keeps proxies and browsers
+// from closing an idle stream.
 //
 // Resuming: the Last-Event-ID header, or the last_event_id query parameter
 // for a client that cannot set headers (the header wins, as a browser's
@@ -39,13 +39,15 @@ import (
 // ?server=NAME keeps one server's events.
 //
 // A client that reads too slowly gets a dropped event for what it missed
-// (the subscription's buffer is bounded), and one whose socket takes no
-// write for 10 s is cut off, so that neither holds memory or a goroutine.
+// (the subscription's buffer is bounded), and one whose connection has
+// not taken a frame within 10 s of its writing is cut off, so that neither
+// holds memory or a goroutine.
 // The stream ends when the client goes away and when the runtime has shut
 // down (after the last event).
 //
-// The route sets its own write deadline for each frame; the connection's
-// WriteTimeout does not cut it. Browsers may open it only from the API's
+// The route sets its own write deadline for each frame (10 s) and, between
+// frames, one that covers the wait for the next (15 s + 10 s); the
+// connection's WriteTimeout does not cut it. Browsers may open it only from the API's
 // own origin (see eventsOriginOK).
 
 // Defaults of eventStream.
@@ -123,7 +125,7 @@ func (r *Runtime) handleEvents(w http.ResponseWriter, req *http.Request) error {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no") // a buffering proxy would hold the frames back
 	w.WriteHeader(http.StatusOK)
-	out := frameWriter{bw: bufio.NewWriter(w), rc: rc, bound: writeBound, boot: r.boot}
+	out := frameWriter{bw: bufio.NewWriter(w), rc: rc, bound: writeBound, idle: keepalive + writeBound, boot: r.boot}
 	out.deadline()
 	if err := out.flush(); err != nil {
 		return nil // the client is gone; nothing more can be answered
@@ -185,7 +187,10 @@ type frameWriter struct {
 	bw    *bufio.Writer
 	rc    *http.ResponseController
 	bound time.Duration
-	boot  string
+	// idle is the deadline kept between frames: the next one (an event or
+	// the keepalive) is written within keepalive, and takes bound.
+	idle time.Duration
+	boot string
 }
 
 func (f frameWriter) event(e events.Event) error {
@@ -221,10 +226,17 @@ func (f frameWriter) deadline() {
 	_ = f.rc.SetWriteDeadline(time.Now().Add(f.bound)) // a writer without deadlines: served without
 }
 
-// flush sends the frame and asks the server to push it out.
+// flush sends the frame, asks the server to push it out, and moves the
+// deadline past the wait for the next frame: over HTTP/2 a passed write
+// deadline resets the stream even with no write pending, and over HTTP/1
+// the end of the stream (at Shutdown) is written after an idle time.
 func (f frameWriter) flush() error {
 	if err := f.bw.Flush(); err != nil {
 		return err
 	}
-	return f.rc.Flush()
+	if err := f.rc.Flush(); err != nil {
+		return err
+	}
+	_ = f.rc.SetWriteDeadline(time.Now().Add(f.idle))
+	return nil
 }
