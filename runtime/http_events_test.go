@@ -200,18 +200,7 @@ func TestEventsKeepalive(t *testing.T) {
 	rt := start(t, Options{})
 	rt.stream.keepalive = 20 * time.Millisecond
 	c := openEvents(t, eventsServer(t, rt.Runtime), "/api/mcp/events", nil)
-	c.stop() // the bytes are read here, not by the parser
-	got := make([]byte, 0, 64)
-	buf := make([]byte, 64)
-	timer := time.AfterFunc(eventsWait, c.cancel)
-	defer timer.Stop()
-	for strings.Count(string(got), ": keepalive\n\n") < 2 {
-		n, err := c.resp.Body.Read(buf)
-		got = append(got, buf[:n]...)
-		if err != nil {
-			t.Fatalf("after %q: %v", got, err)
-		}
-	}
+	c.readUntil(t, ": keepalive\n\n", 2)
 }
 
 // TestEventsOutlivesWriteTimeout: the connection's WriteTimeout (as the
