@@ -36,7 +36,8 @@ import (
 // "<boot>-0", and then everything this instance still holds, from its
 // first event, so that the console can catch up on a life of the runtime
 // it has not seen. Without an id the stream starts with the next event.
-// ?server=NAME keeps one server's events.
+// ?server=NAME keeps one server's events. HEAD answers the stream's
+// headers (200, text/event-stream) and no stream.
 //
 // A client that reads too slowly gets a dropped event for what it missed
 // (the subscription's buffer is bounded), and one whose connection has
@@ -100,6 +101,14 @@ func (s *eventStream) timings() (keepalive, writeBound time.Duration) {
 func (r *Runtime) handleEvents(w http.ResponseWriter, req *http.Request) error {
 	if err := eventsOriginOK(req); err != nil {
 		return err
+	}
+	if req.Method == http.MethodHead {
+		// The GET pattern matches HEAD, whose body net/http discards: a
+		// stream would never block on a write, so it would hold its
+		// goroutine and subscription until Shutdown.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		return nil
 	}
 	opts := events.SubscribeOptions{Server: req.URL.Query().Get("server")}
 	id := req.Header.Get("Last-Event-ID")
