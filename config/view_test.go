@@ -45,8 +45,8 @@ func TestView(t *testing.T) {
 	if v.Auth.Kind != AuthBearer || !v.Auth.HasToken || v.Auth.TokenMasked != Mask(tokenSecret) || v.Auth.HasClientSecret {
 		t.Errorf("auth = %+v", v.Auth)
 	}
-	if v.URL != "https://user:[redacted]@example.com/mcp" {
-		t.Errorf("url = %q, want the password redacted", v.URL)
+	if v.URL != "https://[redacted]@example.com/mcp" {
+		t.Errorf("url = %q, want the userinfo redacted (a username may be a token)", v.URL)
 	}
 	if v.Env == nil {
 		t.Error("env must be an empty map, not nil")

@@ -41,7 +41,8 @@ const maxBodyBytes = 1 << 20
 // The debug routes are not part of it: see DebugHandler.
 //
 // Every answer is JSON with X-Content-Type-Options: nosniff, and every
-// secret in it is masked. An error answer is {"error": "...", "field":
+// secret in it is masked; the event stream's 200 is the exception
+// (text/event-stream, its errors JSON). An error answer is {"error": "...", "field":
 // "..."} ("field" only when one field is to blame) with a 4xx or 5xx code.
 // Every state-changing route (POST, PATCH, DELETE) takes a JSON object of
 // at most 1 MiB declared as application/json, {} where it needs nothing:
@@ -49,7 +50,8 @@ const maxBodyBytes = 1 << 20
 //
 // Every answer has a write deadline sized to its route (30 s; a tool call
 // or prompt get its server's timeout_seconds plus 30 s), set through
-// http.ResponseController; a host mounting Handler on its own server sets
+// http.ResponseController; the event stream is the exception, with a
+// deadline per frame (see http_events.go); a host mounting Handler on its own server sets
 // the connection timeouts (ReadHeaderTimeout, ReadTimeout, IdleTimeout).
 //
 // The API has no authentication: it is meant for a loopback listener. It

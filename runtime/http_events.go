@@ -23,8 +23,8 @@ import (
 //
 // (the data is the event's own JSON with "boot" in front, on one line).
 // A frame goes out as soon as its event is read, and a comment
-// (": keepalive") every 15 s keeps proxies and browsers from closing an
-// idle stream.
+// (": keepalive") after 15 s without a frame keeps proxies and browsers
+// from closing an idle stream.
 //
 // Resuming: the Last-Event-ID header, or the last_event_id query parameter
 // for a client that cannot set headers (the header wins, as a browser's
@@ -36,22 +36,30 @@ import (
 // "<boot>-0", and then everything this instance still holds, from its
 // first event, so that the console can catch up on a life of the runtime
 // it has not seen. Without an id the stream starts with the next event.
-// ?server=NAME keeps one server's events.
+// ?server=NAME keeps one server's events. HEAD answers the stream's
+// headers (200, text/event-stream) and no stream.
 //
 // A client that reads too slowly gets a dropped event for what it missed
-// (the subscription's buffer is bounded), and one whose socket takes no
-// write for 10 s is cut off, so that neither holds memory or a goroutine.
+// (the subscription's buffer is bounded), and one whose connection has
+// not taken a frame within 10 s of its writing is cut off, so that neither
+// holds memory or a goroutine.
 // The stream ends when the client goes away and when the runtime has shut
-// down (after the last event).
+// down (after the last event). Once Shutdown has begun the route answers
+// 503 (ErrShuttingDown), which stops an EventSource's reconnecting. At
+// most 64 streams are served at once; one more gets 503. Behind a host's
+// wrapper of the ResponseWriter that http.ResponseController cannot flush
+// or give a write deadline (one without Unwrap) the route answers 500.
 //
-// The route sets its own write deadline for each frame; the connection's
-// WriteTimeout does not cut it. Browsers may open it only from the API's
+// The route sets its own write deadline for each frame (10 s) and, between
+// frames, one that covers the wait for the next (15 s + 10 s); the
+// connection's WriteTimeout does not cut it. Browsers may open it only from the API's
 // own origin (see eventsOriginOK).
 
 // Defaults of eventStream.
 const (
 	defaultKeepalive       = 15 * time.Second
 	defaultEventWriteBound = 10 * time.Second
+	defaultMaxEventStreams = 64
 )
 
 // lastEventIDParam is the query parameter that stands for the
@@ -67,6 +75,9 @@ type eventStream struct {
 	// writeBound is how long one frame may take to write; default
 	// defaultEventWriteBound.
 	writeBound time.Duration
+	// most is how many streams may be served at once (each one is offered
+	// every event under the bus's lock); default defaultMaxEventStreams.
+	most int64
 	// open is the number of streams being served.
 	open atomic.Int64
 	// changed, when set (by a test, before serving), gets a token
@@ -80,6 +91,42 @@ func (s *eventStream) add(n int64) {
 		select {
 		case s.changed <- struct{}{}:
 		default:
+		}
+	}
+}
+
+func (s *eventStream) limit() int64 {
+	if s.most <= 0 {
+		return defaultMaxEventStreams
+	}
+	return s.most
+}
+
+// admit counts one more stream being served, unless most are.
+func (s *eventStream) admit(most int64) bool {
+	for {
+		n := s.open.Load()
+		if n >= most {
+			return false
+		}
+		if s.open.CompareAndSwap(n, n+1) {
+			s.add(0) // tells a test
+			return true
+		}
+	}
+}
+
+// canFlush reports whether http.ResponseController can flush w: it finds
+// a Flusher (or FlushError) through Unwrap, as the controller does.
+func canFlush(w http.ResponseWriter) bool {
+	for {
+		switch t := w.(type) {
+		case http.Flusher, interface{ FlushError() error }:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
 		}
 	}
 }
@@ -99,6 +146,19 @@ func (r *Runtime) handleEvents(w http.ResponseWriter, req *http.Request) error {
 	if err := eventsOriginOK(req); err != nil {
 		return err
 	}
+	select {
+	case <-r.stopWatch: // a stream now would end at once: a 503 tells an EventSource to stop reconnecting
+		return ErrShuttingDown
+	default:
+	}
+	if req.Method == http.MethodHead {
+		// The GET pattern matches HEAD, whose body net/http discards: a
+		// stream would never block on a write, so it would hold its
+		// goroutine and subscription until Shutdown.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
 	opts := events.SubscribeOptions{Server: req.URL.Query().Get("server")}
 	id := req.Header.Get("Last-Event-ID")
 	if id == "" {
@@ -112,19 +172,27 @@ func (r *Runtime) handleEvents(w http.ResponseWriter, req *http.Request) error {
 			foreign, opts.From = true, 1
 		}
 	}
-	sub := r.Subscribe(opts)
-	defer sub.Close()
-	r.stream.add(1)
-	defer r.stream.add(-1)
-
 	keepalive, writeBound := r.stream.timings()
 	rc := http.NewResponseController(w)
+	if rc.SetWriteDeadline(time.Now().Add(writeBound)) != nil || !canFlush(w) {
+		// Without them a client that stops reading would hold its stream
+		// for good.
+		return &apiError{Status: http.StatusInternalServerError,
+			Message: "the event stream needs a response writer that flushes and takes write deadlines (through http.ResponseController: a wrapper must have an Unwrap method)"}
+	}
+	if most := r.stream.limit(); !r.stream.admit(most) {
+		return &apiError{Status: http.StatusServiceUnavailable,
+			Message: fmt.Sprintf("too many event streams: at most %d are served at once", most)}
+	}
+	defer r.stream.add(-1)
+	sub := r.Subscribe(opts)
+	defer sub.Close()
+
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no") // a buffering proxy would hold the frames back
 	w.WriteHeader(http.StatusOK)
-	out := frameWriter{bw: bufio.NewWriter(w), rc: rc, bound: writeBound, boot: r.boot}
-	out.deadline()
+	out := frameWriter{bw: bufio.NewWriter(w), rc: rc, bound: writeBound, idle: keepalive + writeBound, boot: r.boot}
 	if err := out.flush(); err != nil {
 		return nil // the client is gone; nothing more can be answered
 	}
@@ -185,7 +253,10 @@ type frameWriter struct {
 	bw    *bufio.Writer
 	rc    *http.ResponseController
 	bound time.Duration
-	boot  string
+	// idle is the deadline kept between frames: the next one (an event or
+	// the keepalive) is written within keepalive, and takes bound.
+	idle time.Duration
+	boot string
 }
 
 func (f frameWriter) event(e events.Event) error {
@@ -221,10 +292,17 @@ func (f frameWriter) deadline() {
 	_ = f.rc.SetWriteDeadline(time.Now().Add(f.bound)) // a writer without deadlines: served without
 }
 
-// flush sends the frame and asks the server to push it out.
+// flush sends the frame, asks the server to push it out, and moves the
+// deadline past the wait for the next frame: over HTTP/2 a passed write
+// deadline resets the stream even with no write pending, and over HTTP/1
+// the end of the stream (at Shutdown) is written after an idle time.
 func (f frameWriter) flush() error {
 	if err := f.bw.Flush(); err != nil {
 		return err
 	}
-	return f.rc.Flush()
+	if err := f.rc.Flush(); err != nil {
+		return err
+	}
+	_ = f.rc.SetWriteDeadline(time.Now().Add(f.idle))
+	return nil
 }

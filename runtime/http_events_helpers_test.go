@@ -6,6 +6,7 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,6 +114,25 @@ func (c *sseClient) frame(t *testing.T) (sseFrame, bool) {
 		t.Fatalf("frame data is not a JSON object: %q: %v", e.Data, err)
 	}
 	return f, true
+}
+
+// readUntil reads the stream's bytes (the client library hides comments)
+// until they hold n times want, failing the test if the stream ends or
+// the bytes do not come within eventsWait.
+func (c *sseClient) readUntil(t *testing.T, want string, n int) {
+	t.Helper()
+	c.stop() // the bytes are read here, not by the parser
+	timer := time.AfterFunc(eventsWait, c.cancel)
+	defer timer.Stop()
+	got := make([]byte, 0, 64)
+	buf := make([]byte, 64)
+	for strings.Count(string(got), want) < n {
+		k, err := c.resp.Body.Read(buf)
+		got = append(got, buf[:k]...)
+		if err != nil {
+			t.Fatalf("after %q: %v, want %q", got, err, want)
+		}
+	}
 }
 
 // ended waits for the stream to end (the server closed it), failing the

@@ -17,9 +17,9 @@ import (
 	"github.com/openprogram/mcpvisor/runtime"
 )
 
-// Bounds of the steps of stopping: in-flight API requests get
-// httpShutdownGrace to finish before their connections are closed, and the
-// runtime runtimeShutdownGrace to stop every server.
+// Bounds of the steps of stopping: the runtime gets runtimeShutdownGrace
+// to stop every server, and in-flight API requests httpShutdownGrace
+// after that to finish before their connections are closed.
 const (
 	httpShutdownGrace    = 5 * time.Second
 	runtimeShutdownGrace = 30 * time.Second
@@ -106,21 +106,28 @@ loop:
 
 	// The runtime stops first, so that API requests waiting on a server
 	// (a PATCH's restart, a call) are answered "shutting down" at once
-	// instead of holding up the HTTP shutdown.
+	// instead of holding up the HTTP shutdown. The HTTP server stops
+	// taking requests at once, but its grace counts from the runtime's
+	// stop: an open event stream ends only then (after the last event).
 	rctx, rcancel := context.WithTimeout(context.Background(), runtimeShutdownGrace)
 	defer rcancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- rt.Shutdown(rctx) }()
-	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
+	hctx, hcancel := context.WithCancel(context.Background())
+	defer hcancel()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- srv.Shutdown(hctx) }()
+	stopErr := <-stopped
+	grace := time.AfterFunc(httpShutdownGrace, hcancel)
+	defer grace.Stop()
+	if err := <-httpDone; err != nil {
 		logger.Warn("API requests still running at shutdown; closing their connections", "error", err)
 		srv.Close()
 	}
 	cancelReloads()
 	reloads.Wait()
-	if err := <-stopped; err != nil {
-		logger.Error("shutdown", "error", err)
+	if stopErr != nil {
+		logger.Error("shutdown", "error", stopErr)
 		return 1
 	}
 	return code

@@ -17,6 +17,9 @@ import (
 // qualified form), an address in 127.0.0.0/8, or ::1 (IPv4-mapped forms
 // included). host may carry a port and IPv6 brackets, as a Host header or
 // a listener's address does ("[::1]:8080"). An empty host is not loopback.
+// "localhost." is accepted on purpose, everywhere Loopback decides (the
+// API's Host check and oauthflow's plain-http exception alike): it is the
+// same name, which resolvers answer with loopback (RFC 6761).
 func Loopback(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h

@@ -190,9 +190,10 @@ func discoverAuthServer(ctx context.Context, client *http.Client, prm *oauthex.P
 }
 
 // checkSecureURL returns an error unless raw is an absolute https URL, or an
-// http URL whose host is loopback (127.0.0.0/8, ::1 or localhost).
-// what names the URL's role in the error message; the URL is shown without
-// user info, query or fragment.
+// http URL whose host is loopback (netaddr.Loopback).
+// what names the URL's role in the error message; the URL is shown with
+// its user info replaced by the marker and without query or fragment
+// (redact.URL).
 func checkSecureURL(what, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {

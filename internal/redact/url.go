@@ -10,7 +10,8 @@ import (
 const Unparsable = "<unparsable URL>"
 
 // URL returns raw as it may be shown in an error, a log line or an API
-// answer: the password of its userinfo, if any, replaced by Marker and,
+// answer: its userinfo, if any, replaced by Marker (the username too: a
+// token is often passed as one, as in https://TOKEN@host/) and,
 // unless keepQuery, its query and fragment dropped (a URL that came from
 // a server, such as an authorization server's, may carry a code or a
 // token there that no Scrubber knows yet). A URL with nothing to hide is
@@ -19,6 +20,9 @@ const Unparsable = "<unparsable URL>"
 // The configured form of a server's URL keeps its query (keepQuery): the
 // user wrote it, and its secret parts are the configured headers and
 // userinfo, not the query.
+//
+// (Marker is "[redacted]": https://user:pw@host/ becomes
+// https://[redacted]@host/.)
 func URL(raw string, keepQuery bool) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -26,14 +30,11 @@ func URL(raw string, keepQuery bool) string {
 	}
 	changed := false
 	var user string
-	if u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			// Built by hand: url.UserPassword would escape the marker's
-			// brackets.
-			user = url.User(u.User.Username()).String() + ":" + Marker + "@"
-			u.User = nil
-			changed = true
-		}
+	if u.User != nil && u.User.String() != "" {
+		// Put back by hand: url.User would escape the marker's brackets.
+		user = Marker + "@"
+		u.User = nil
+		changed = true
 	}
 	if !keepQuery && (u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.RawFragment != "") {
 		u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""

@@ -1,6 +1,9 @@
 package redact
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestURL(t *testing.T) {
 	for _, tt := range []struct {
@@ -9,14 +12,19 @@ func TestURL(t *testing.T) {
 		want      string
 	}{
 		{"https://example.com/mcp?x=1", true, "https://example.com/mcp?x=1"},
-		{"https://user:MARKER-pw@example.com/mcp?x=1", true, "https://user:" + Marker + "@example.com/mcp?x=1"},
-		{"https://user:MARKER-pw@as.example.com/token?code=MARKER-code#MARKER-frag", false, "https://user:" + Marker + "@as.example.com/token"},
-		{"https://user@as.example.com/token?", false, "https://user@as.example.com/token"},
-		{"https://user:@example.com/mcp", true, "https://user:@example.com/mcp"},
+		{"https://MARKER-user:MARKER-pw@example.com/mcp?x=1", true, "https://" + Marker + "@example.com/mcp?x=1"},
+		{"https://MARKER-user:MARKER-pw@as.example.com/token?code=MARKER-code#MARKER-frag", false, "https://" + Marker + "@as.example.com/token"},
+		{"https://MARKER-user@as.example.com/token?", false, "https://" + Marker + "@as.example.com/token"},
+		{"https://MARKER-user:@example.com/mcp", true, "https://" + Marker + "@example.com/mcp"},
+		{"https://:MARKER-pw@example.com/mcp", true, "https://" + Marker + "@example.com/mcp"},
 		{"http://[::1]:8080/a b%zz", false, Unparsable},
 	} {
-		if got := URL(tt.raw, tt.keepQuery); got != tt.want {
+		got := URL(tt.raw, tt.keepQuery)
+		if got != tt.want {
 			t.Errorf("URL(%q, %v) = %q, want %q", tt.raw, tt.keepQuery, got, tt.want)
+		}
+		if strings.Contains(got, "MARKER") {
+			t.Errorf("URL(%q, %v) = %q keeps a secret", tt.raw, tt.keepQuery, got)
 		}
 	}
 }
