@@ -130,6 +130,10 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		a.stopping = true
 		a.cancelRetry()
+		// A failed listing's retry must not reach a same-named successor,
+		// and a waiting login ends with an outcome, not silence.
+		a.stopRelists()
+		a.loginFailed(oauthflow.ErrLoginCancelled)
 		a.withdraw()
 		if !a.panicked {
 			a.setState(status.Stopped)
