@@ -27,6 +27,9 @@ func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 		msg.Refuse(oauthflow.ErrLoginCancelled)
 		return
 	}
+	// The login this one replaces ends here: each LoginRequired gets
+	// one outcome.
+	a.loginFailed(oauthflow.ErrLoginCancelled)
 	a.stopLogin(c)
 	if a.loginDraining != nil {
 		// The previous login's socket may still be open on the port this
