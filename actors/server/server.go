@@ -56,7 +56,8 @@ import (
 // actor emits its first state whatever it is. Every event of the
 // incarnation and of its sessions passes gate (nil: never retired).
 func Props(deps *actors.Deps, cfg config.Server, respawn bool, gate *actors.Gate) *actor.Props {
-	return actors.Props(deps, func() actor.Actor {
+	emit := func(e events.Event) { gate.Emit(deps.Events, e) }
+	return actors.PropsEmitting(deps, emit, func() actor.Actor {
 		return &Actor{deps: deps, cfg: cfg, respawn: respawn, gate: gate}
 	})
 }
