@@ -101,11 +101,12 @@ func (a *Actor) retired(c actor.Context, e *entry, gone bool) {
 	}
 	// A server of the same name added meanwhile shows its initial state
 	// (the removed actor's events stopped at its ServerRemoved).
+	if a.Deps.Freed != nil {
+		a.Deps.Freed(e.name)
+	}
 	if next := a.servers[e.name]; next != nil {
 		a.ensureActor(c, next)
 		a.deliver(c, next)
-	} else if a.Deps.Gone != nil {
-		a.Deps.Gone(e.name)
 	}
 }
 
