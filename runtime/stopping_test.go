@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,4 +69,21 @@ func TestShutdownEndsAWaitingLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Await[events.LoginFailed](t, sub, 10*time.Second, "the login's outcome", nil)
+}
+
+// A session that dies during its login (its actor panics) ends the login
+// with that loss, not with a cancellation or nothing.
+func TestLossDuringALoginIsItsOutcome(t *testing.T) {
+	as := newAuthServer(t)
+	rt := start(t, Options{Debug: true, OpenURL: (&browser{stay: true}).open}, as.server("web"))
+	sub := rt.Subscribe(events.SubscribeOptions{Server: "web", From: 1, Buffer: 1 << 10})
+	t.Cleanup(sub.Close)
+	testutil.Await[events.LoginRequired](t, sub, 10*time.Second, "login required", nil)
+	if err := rt.InjectFailure(t.Context(), "manager/web/session", "panic"); err != nil {
+		t.Fatal(err)
+	}
+	lf := testutil.Await[events.LoginFailed](t, sub, 10*time.Second, "the login's outcome", nil)
+	if !strings.Contains(lf.Error, "stopped unexpectedly") {
+		t.Errorf("the login ended with %q, want the session's loss", lf.Error)
+	}
 }
