@@ -39,6 +39,9 @@ func (g *Gate) Emit(bus *events.Bus, e events.Event) {
 // its connection's stragglers (a late stderr line, a token refresh) cannot
 // pass once a respawned incarnation speaks for the server.
 func (g *Gate) Close() {
+	if g == nil {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.retired = true

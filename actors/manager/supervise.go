@@ -38,12 +38,10 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 		return
 	}
 	e.pid = nil
-	if e.gate != nil {
+	if !a.stopping {
 		// What the dead incarnation's connection still says is not the
 		// server's any more: the respawned one gets a gate of its own.
 		e.gate.Close()
-	}
-	if !a.stopping {
 		a.scheduleRespawn(c, e)
 		if a.turn == e {
 			a.turn = nil
