@@ -97,11 +97,11 @@ func (a *Actor) retired(c actor.Context, e *entry, gone bool) {
 	if a.stopping {
 		return
 	}
-	// A server of the same name added meanwhile shows its initial state
-	// (the removed actor's events stopped at its ServerRemoved).
 	if a.Deps.Freed != nil {
 		a.Deps.Freed(e.name)
 	}
+	// A server of the same name added meanwhile shows its initial state
+	// (the removed actor's events stopped at its ServerRemoved).
 	if next := a.servers[e.name]; next != nil {
 		a.ensureActor(c, next)
 		a.deliver(c, next)
