@@ -89,10 +89,15 @@ type Deps struct {
 	// clock; tests set a fake one and advance it.
 	Clock clockwork.Clock
 	// Gone, if set, is called (on the manager's mailbox; it must not
-	// block) once a removed server is gone for good: its actor stopped,
-	// its processes gone and no server of its name configured again, so
-	// that state kept by name can be dropped.
+	// block) when a server is removed, just before its ServerRemoved, so
+	// that state kept by name is dropped and its last word (a count held
+	// back) precedes the removal; a server added again under the name
+	// starts afresh.
 	Gone func(name string)
+	// Freed, if set, is called (on the manager's mailbox; it must not
+	// block) once a removed server's actor stopped and its processes are
+	// gone: nothing of it can ask for anything any more.
+	Freed func(name string)
 }
 
 // clock is d.Clock, or the real clock if none is set.

@@ -11,7 +11,8 @@ import (
 // manager retires it: nothing of a removed server may follow its
 // ServerRemoved, or a consumer rebuilding status from the stream would
 // bring it back (and a server re-added under the name would show the old
-// one's "stopped"). Only the manager retires a gate.
+// one's "stopped"). Only the manager retires or closes a gate; each
+// incarnation has its own.
 type Gate struct {
 	mu      sync.RWMutex
 	retired bool
@@ -31,6 +32,19 @@ func (g *Gate) Emit(bus *events.Bus, e events.Event) {
 	if !g.retired {
 		bus.Emit(e)
 	}
+}
+
+// Close drops every later event of the gate, emitting nothing: the
+// manager closes the gate of an incarnation that died on its own, so that
+// its connection's stragglers (a late stderr line, a token refresh) cannot
+// pass once a respawned incarnation speaks for the server.
+func (g *Gate) Close() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.retired = true
 }
 
 // Retire drops every later event of the gate and emits last (the

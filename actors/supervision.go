@@ -16,7 +16,13 @@ import (
 // ActorPanicked event and then re-panics, so supervision still sees the
 // failure. The stack (protoactor logs none of its own) is a diagnostic,
 // not an event: it goes to the log, at Error, since a panic is a bug.
-func ReportPanics(deps *Deps) actor.ReceiverMiddleware {
+// emit is where the event goes (a server incarnation's gate, so that a
+// panic of a removed server's actor cannot follow its ServerRemoved); nil
+// is the bus itself.
+func ReportPanics(deps *Deps, emit func(events.Event)) actor.ReceiverMiddleware {
+	if emit == nil {
+		emit = deps.Events.Emit
+	}
 	return func(next actor.ReceiverFunc) actor.ReceiverFunc {
 		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 			defer func() {
@@ -24,7 +30,7 @@ func ReportPanics(deps *Deps) actor.ReceiverMiddleware {
 					path := c.Self().Id
 					server := ServerOf(path)
 					deps.Logger.Error("actor panic stack", "actor", path, "message", fmt.Sprintf("%T", env.Message), "stack", string(debug.Stack()))
-					deps.Events.Emit(events.ActorPanicked{Header: events.Header{Server: server},
+					emit(events.ActorPanicked{Header: events.Header{Server: server},
 						Path: path, Value: panicValue(r, deps.scrubberOf(server))})
 					panic(r)
 				}
@@ -96,7 +102,13 @@ func (StopOnFailure) HandleFailure(_ *actor.ActorSystem, supervisor actor.Superv
 // per incarnation (PropsFromProducer, never a shared closure), panics
 // reported, failed children stopped.
 func Props(deps *Deps, produce func() actor.Actor) *actor.Props {
+	return PropsEmitting(deps, nil, produce)
+}
+
+// PropsEmitting is Props for an actor of a server incarnation: its panic
+// is reported through emit, the incarnation's gated emit.
+func PropsEmitting(deps *Deps, emit func(events.Event), produce func() actor.Actor) *actor.Props {
 	return actor.PropsFromProducer(produce,
-		actor.WithReceiverMiddleware(ReportPanics(deps)),
+		actor.WithReceiverMiddleware(ReportPanics(deps, emit)),
 		actor.WithSupervisor(StopOnFailure{}))
 }

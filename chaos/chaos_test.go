@@ -59,7 +59,7 @@ func TestChaos(t *testing.T) {
 	for i := range servers {
 		name := fmt.Sprintf("s%d", i)
 		list = append(list, config.Server{
-			Name: name, Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Enabled: true,
+			Name: name, Type: config.TypeLocal, Command: []string{demoBin, "serve", "-fault-tools"}, Enabled: true,
 			TimeoutSeconds: timeoutSeconds, Env: map[string]string{testutil.MarkerEnv: marker},
 		})
 		want.enabled[name], want.timeout[name] = true, timeoutSeconds
@@ -69,6 +69,12 @@ func TestChaos(t *testing.T) {
 	rt, err := runtime.Start(context.Background(), runtime.Options{
 		StateDir: dir, Debug: true, StopGrace: grace,
 		Restart: runtime.RestartPolicy{Initial: 50 * time.Millisecond, Max: maxBackoff},
+		// Servers ask for sampling now and then (the ask tool), more at
+		// once than the default limits let through: the rebuild compares
+		// requests_refused on real refusals.
+		Sample: func(context.Context, runtime.SamplingRequest) (runtime.SamplingResult, error) {
+			return runtime.SamplingResult{Text: "ok", Model: "chaos"}, nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +116,11 @@ func TestChaos(t *testing.T) {
 				}
 				server := fmt.Sprintf("s%d", rand.IntN(servers))
 				tool, args := server+"__echo", map[string]any{"text": "x"}
-				if rand.IntN(4) == 0 {
+				switch rand.IntN(40) {
+				case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9:
 					tool, args = server+"__sleep", map[string]any{"ms": 30}
+				case 10:
+					tool, args = server+"__ask", map[string]any{"kind": "sampling", "count": 5}
 				}
 				began := time.Now()
 				ctx, cancel := context.WithTimeout(context.Background(), 2*callBound)
@@ -282,6 +291,13 @@ func TestChaos(t *testing.T) {
 		t.Error(err)
 	} else {
 		fromEvents = rebuilt.verdict(t, running, final)
+		refused := 0
+		for _, s := range rt.Status().Servers {
+			refused += s.RequestsRefused
+		}
+		if refused == 0 {
+			t.Errorf("no request was refused: the rebuild compared no requests_refused")
+		}
 	}
 	leakedProcesses = len(testutil.ProcessesWithMarker(marker))
 	leakedGoroutines = 0

@@ -108,8 +108,9 @@ func (e ConfigLoaded) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq
 type RequestRefused struct {
 	Header
 	// Method is the request's MCP method ("sampling/createMessage");
-	// empty in the last word of a removed server, which only carries
-	// Suppressed.
+	// empty in an event that only carries Suppressed: a removed server's
+	// last word, or the count held back when a flood stopped (said at the
+	// source's next slot).
 	Method string
 	// Limit names the limit that refused it: "max_concurrent" (too many
 	// of the server's requests in flight), "max_bytes" (the request is

@@ -95,7 +95,7 @@ func (l *eventLog) log(e events.Event) {
 		// The source held back e.Suppressed refusals by the same policy:
 		// the count logged next says them too.
 		g.Skip(e.Suppressed)
-		if e.Method == "" { // a removed server's last count
+		if e.Method == "" { // a count held back: a removed server's last, or a stopped flood's
 			g.Flush(logger, refusalRecords)
 			delete(l.refusals, h.Server)
 			break

@@ -139,7 +139,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		// keep it short so a stopped runtime is quiet soon after.
 		actor.WithDeadLetterThrottleInterval(100*time.Millisecond),
 	)
-	r.gate = newRequestGate(opts.ServerRequests, r.bus)
+	r.gate = newRequestGate(opts.ServerRequests, r.bus, opts.clock)
 	gate := r.gate
 	sample := guard(gate, "sampling/createMessage", func(req *mcp.CreateMessageRequest) any { return req.Params }, sampler(opts.Sample))
 	elicit := guard(gate, "elicitation/create", func(req *mcp.ElicitRequest) any { return req.Params }, elicitor(opts.Elicit))
@@ -165,6 +165,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Config:       &r.config,
 		Procs:        r.procs,
 		Gone:         gate.forget,
+		Freed:        gate.freed,
 		Clock:        opts.clock,
 	}
 	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts
@@ -295,6 +296,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 			// Every stop killed its own; this sweeps up a process that
 			// forked between a stop's scan and its kill.
 			r.procs.KillAll(killWait)
+			r.gate.close()
 			r.system.Shutdown()
 			r.bus.Close() // every subscriber reads what is left, then ErrClosed
 			<-r.logDone   // so the log holds every line once Shutdown returned

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/time/rate"
 
@@ -26,8 +27,11 @@ import (
 // records suppressed) and counted in the server's status
 // (requests_refused, every refusal). Its events.RequestRefused are
 // rate-limited the same way (a subscriber gets the burst, then one a
-// second saying how many were held back) and kept out of the events'
-// history: a resumed subscriber reads the count from Status.
+// second saying how many were held back; refusals held back when the
+// flood stops are said a second later by a RequestRefused without a
+// method) and kept out of the events' history: a resumed subscriber reads
+// the count from Status. A removed server's requests are refused, and not
+// counted, until its processes are gone.
 //
 // The zero value means the defaults; a negative field turns its limit off.
 // The limits apply only to a callback the host set: without one, requests
@@ -90,9 +94,16 @@ func (l ServerRequestLimits) withDefaults() ServerRequestLimits {
 type requestGate struct {
 	limits ServerRequestLimits
 	events *events.Bus
+	clock  clockwork.Clock // of the timer that says held-back refusals
 
 	mu      sync.Mutex
 	servers map[string]*serverRequests
+	// removed holds the names of servers removed whose processes may still
+	// ask (forget until freed): their requests are refused uncounted, so
+	// nothing of them follows their ServerRemoved or reaches a server
+	// added again under the name.
+	removed map[string]bool
+	closed  bool // Shutdown: no timer is started any more
 }
 
 // serverRequests is one server's state.
@@ -103,6 +114,18 @@ type serverRequests struct {
 	// last one emitted. Both under requestGate.mu.
 	shown *rate.Limiter
 	held  int
+	// flush says the held-back count if no refusal is emitted before the
+	// limiter's next slot: the stream must not owe a count while the
+	// server lives. Under requestGate.mu.
+	flush clockwork.Timer
+}
+
+// stopFlush stops sr's flush timer, if any; under requestGate.mu.
+func (sr *serverRequests) stopFlush() {
+	if sr.flush != nil {
+		sr.flush.Stop()
+		sr.flush = nil
+	}
 }
 
 // serverGate is one server's state for one kind of request.
@@ -111,8 +134,14 @@ type serverGate struct {
 	bucket  *rate.Limiter
 }
 
-func newRequestGate(l ServerRequestLimits, bus *events.Bus) *requestGate {
-	return &requestGate{limits: l.withDefaults(), events: bus, servers: map[string]*serverRequests{}}
+// newRequestGate returns the gate of limits l, emitting on bus; clock is
+// the runtime's (the rate limits' too, unless l sets its own now).
+func newRequestGate(l ServerRequestLimits, bus *events.Bus, clock clockwork.Clock) *requestGate {
+	if l.now == nil {
+		l.now = clock.Now
+	}
+	return &requestGate{limits: l.withDefaults(), events: bus, clock: clock,
+		servers: map[string]*serverRequests{}, removed: map[string]bool{}}
 }
 
 // server returns a server's state, made on its first request; under g.mu.
@@ -125,16 +154,57 @@ func (g *requestGate) server(name string) *serverRequests {
 	return sr
 }
 
-// forget drops a removed server's state. A server added later under the
-// same name starts afresh.
+// forget drops a removed server's state (the manager calls it just
+// before the server's ServerRemoved): its held-back count is said now,
+// and its requests are refused uncounted until freed. A server added
+// later under the same name starts afresh.
 func (g *requestGate) forget(name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if sr := g.servers[name]; sr != nil && sr.held > 0 {
-		// The last word: the refusals held back, for the log's count.
-		g.events.Emit(events.RequestRefused{Header: events.Header{Server: name}, Suppressed: sr.held})
+	if sr := g.servers[name]; sr != nil {
+		sr.stopFlush()
+		if sr.held > 0 {
+			// The last word: the refusals held back, for the log's count.
+			g.events.Emit(events.RequestRefused{Header: events.Header{Server: name}, Suppressed: sr.held})
+		}
 	}
 	delete(g.servers, name)
+	g.removed[name] = true
+}
+
+// freed is called once a removed server's processes are gone: nothing of
+// it asks any more, and the name is a new server's.
+func (g *requestGate) freed(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.removed, name)
+}
+
+// close stops every flush timer (Shutdown); the counts they would say are
+// in Status.
+func (g *requestGate) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	for _, sr := range g.servers {
+		sr.stopFlush()
+	}
+}
+
+// flushHeld is the flush timer of sr: the refusals held back since the
+// last one emitted, as a RequestRefused without a method (which the board
+// does not count again).
+func (g *requestGate) flushHeld(name string, sr *serverRequests) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.servers[name] != sr || sr.flush == nil {
+		return // forgotten, or a refusal emitted meanwhile said the count
+	}
+	sr.flush = nil
+	if sr.held > 0 {
+		g.events.Emit(events.RequestRefused{Header: events.Header{Server: name}, Suppressed: sr.held})
+		sr.held = 0
+	}
 }
 
 // guard wraps a host callback (nil stays nil) with the limits for method;
@@ -162,6 +232,10 @@ func guard[Req, Res any](g *requestGate, method string, params func(Req) any,
 func (g *requestGate) admit(server, method string, params any) (release func(), err error) {
 	l := g.limits
 	g.mu.Lock()
+	if g.removed[server] {
+		g.mu.Unlock()
+		return nil, &jsonrpc.Error{Code: codeRequestRefused, Message: "the MCP host refused the request: the server was removed"}
+	}
 	sr := g.server(server)
 	sg := sr.kinds[method]
 	if sg == nil {
@@ -199,6 +273,10 @@ func (g *requestGate) admit(server, method string, params any) (release func(), 
 	return release, nil
 }
 
+// refusalFlushDelay is how long held-back refusals wait for a refusal
+// emitted to say them: the refusal events' limiter's next slot.
+const refusalFlushDelay = time.Second / loggate.PerSecond
+
 // refuse is the one place a refusal is reported: a RequestRefused event
 // and the error the server gets. A server can be refused as fast as it
 // asks, so its events are rate-limited here like its log lines (the
@@ -215,8 +293,14 @@ func (g *requestGate) refuse(sr *serverRequests, server, method, limit string, c
 	shown := sr.shown.AllowN(g.limits.now(), 1)
 	if shown {
 		e.Suppressed, sr.held = sr.held, 0
+		sr.stopFlush()
 	} else {
 		sr.held++
+		if sr.flush == nil && !g.closed {
+			// Said at the limiter's next slot unless a refusal emitted
+			// before then says it.
+			sr.flush = g.clock.AfterFunc(refusalFlushDelay, func() { g.flushHeld(server, sr) })
+		}
 	}
 	// Emitted under the lock, so that a held-back count is said by the
 	// next event emitted and never overtaken by it.

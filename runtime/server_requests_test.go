@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -183,7 +184,7 @@ func TestRequestGateRefill(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	logs := &testutil.Buffer{}
 	board, bus := gateBus(func() time.Time { return now }, slog.New(slog.NewTextHandler(logs, nil)))
-	g := newRequestGate(ServerRequestLimits{PerMinute: 6, Burst: 2, now: func() time.Time { return now }}, bus)
+	g := newRequestGate(ServerRequestLimits{PerMinute: 6, Burst: 2, now: func() time.Time { return now }}, bus, clockwork.NewFakeClock())
 	admit := func(server, method string) error {
 		release, err := g.admit(server, method, map[string]string{"x": "y"})
 		if err == nil {
@@ -266,7 +267,7 @@ func TestRefusalFloodIsRateLimitedInTheLog(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	logs := &testutil.Buffer{}
 	board, bus := gateBus(func() time.Time { return now }, slog.New(slog.NewJSONHandler(logs, nil)))
-	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }}, bus)
+	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }}, bus, clockwork.NewFakeClock())
 	refuse := func() {
 		if _, err := g.admit("a", "sampling/createMessage", "too large"); err == nil {
 			t.Fatal("a request over MaxBytes went through")
@@ -379,7 +380,7 @@ func TestRefusalFloodKeepsLifecycle(t *testing.T) {
 	defer bus.Close()
 	live := bus.Subscribe(events.SubscribeOptions{Buffer: loggate.Burst + 10})
 	defer live.Close()
-	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }}, bus)
+	g := newRequestGate(ServerRequestLimits{MaxBytes: 1, now: func() time.Time { return now }}, bus, clockwork.NewFakeClock())
 	const flood = 2000
 	refuse := func() {
 		if _, err := g.admit("a", "sampling/createMessage", "too large"); err == nil {

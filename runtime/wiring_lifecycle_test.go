@@ -31,16 +31,10 @@ func buffered(t *testing.T, sub *events.Subscription) []events.Event {
 	}
 }
 
-// Nothing of a removed server follows its ServerRemoved: not its actor's
-// "stopped" nor its listings going to zero. A consumer rebuilding status
-// from the stream would otherwise bring the server back.
-func TestNothingFollowsServerRemoved(t *testing.T) {
-	rt := start(t, Options{}, exampleServer("ex"))
-	rt.waitReady(t, "ex")
-	sub := rt.subscribe(t, "ex")
-	if err := rt.RemoveServer(context.Background(), "ex"); err != nil {
-		t.Fatal(err)
-	}
+// nothingAfterRemoved checks that what sub holds has a ServerRemoved and
+// nothing after it.
+func nothingAfterRemoved(t *testing.T, sub *events.Subscription) {
+	t.Helper()
 	removed := false
 	for _, e := range buffered(t, sub) {
 		if _, ok := e.(events.ServerRemoved); ok {
@@ -52,6 +46,19 @@ func TestNothingFollowsServerRemoved(t *testing.T) {
 	if !removed {
 		t.Errorf("no server_removed")
 	}
+}
+
+// Nothing of a removed server follows its ServerRemoved: not its actor's
+// "stopped" nor its listings going to zero. A consumer rebuilding status
+// from the stream would otherwise bring the server back.
+func TestNothingFollowsServerRemoved(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	rt.waitReady(t, "ex")
+	sub := rt.subscribe(t, "ex")
+	if err := rt.RemoveServer(context.Background(), "ex"); err != nil {
+		t.Fatal(err)
+	}
+	nothingAfterRemoved(t, sub)
 }
 
 // A server actor that panics is shown as the manager decides (backoff),

@@ -98,8 +98,8 @@ type Server struct {
 //   - AuthorizeURL from LoginRequired, cleared when the login ends or the
 //     state leaves authorizing;
 //   - RequestsRefused counts RequestRefused, emitted or tallied (the one
-//     without a Method, a removed server's count of events held back,
-//     is not a refusal);
+//     without a Method, a count of events held back (a removed
+//     server's last word, or a stopped flood's), is not a refusal);
 //   - ConfigError from ConfigRejected, cleared by ConfigSaved and
 //     ConfigLoaded;
 //   - StderrTail is read live, when the status is, from the tail lookup
@@ -158,7 +158,7 @@ func (b *Board) Apply(e events.Event) events.Event {
 	case events.LoginCompleted, events.LoginFailed:
 		s.AuthorizeURL = ""
 	case events.RequestRefused:
-		if e.Method != "" { // not a removed server's last count
+		if e.Method != "" { // not a count of refusals held back
 			s.RequestsRefused++
 		}
 	}

@@ -474,6 +474,9 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 	a.Deps.Tails.Forget(e.name)
 	// Nothing of the old incarnation follows its removal: not its
 	// Stopping's "stopped", not a late log line of its connection.
+	if a.Deps.Gone != nil {
+		a.Deps.Gone(e.name) // its last word goes before its removal
+	}
 	removed := events.ServerRemoved{Header: events.Header{Server: e.name}}
 	if e.gate != nil {
 		e.gate.Retire(a.Deps.Events, removed)

@@ -39,6 +39,9 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 	}
 	e.pid = nil
 	if !a.stopping {
+		// What the dead incarnation's connection still says is not the
+		// server's any more: the respawned one gets a gate of its own.
+		e.gate.Close()
 		a.scheduleRespawn(c, e)
 		if a.turn == e {
 			a.turn = nil
@@ -94,13 +97,14 @@ func (a *Actor) retired(c actor.Context, e *entry, gone bool) {
 	if a.stopping {
 		return
 	}
+	if a.Deps.Freed != nil {
+		a.Deps.Freed(e.name)
+	}
 	// A server of the same name added meanwhile shows its initial state
 	// (the removed actor's events stopped at its ServerRemoved).
 	if next := a.servers[e.name]; next != nil {
 		a.ensureActor(c, next)
 		a.deliver(c, next)
-	} else if a.Deps.Gone != nil {
-		a.Deps.Gone(e.name)
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/openprogram/mcpvisor/actors"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/netaddr"
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/internal/redact"
@@ -58,11 +59,14 @@ type Request struct {
 	// Timeout bounds the wait. It must be set; the server actor passes
 	// the runtime's resolved LoginTimeout (a zero would time out at once).
 	Timeout time.Duration
+	// Emit receives the actor's events (its panic): the server
+	// incarnation's gated emit; nil is the bus.
+	Emit func(events.Event)
 }
 
 // Props returns the props of the callback actor for req.
 func Props(deps *actors.Deps, logger *slog.Logger, req Request) *actor.Props {
-	return actors.Props(deps, func() actor.Actor {
+	return actors.PropsEmitting(deps, req.Emit, func() actor.Actor {
 		return &Actor{deps: deps, logger: logger, req: req}
 	})
 }

@@ -27,6 +27,11 @@ func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 		msg.Refuse(oauthflow.ErrLoginCancelled)
 		return
 	}
+	if a.login != nil || a.queuedLogin != nil {
+		// The waiting login this one replaces ends here: each
+		// LoginRequired gets one outcome.
+		a.loginFailed(oauthflow.ErrLoginCancelled)
+	}
 	a.stopLogin(c)
 	if a.loginDraining != nil {
 		// The previous login's socket may still be open on the port this
@@ -42,6 +47,7 @@ func (a *Actor) startLogin(c actor.Context, msg messages.LoginNeeded) {
 		Listener:    msg.Listener,
 		OpenURL:     a.deps.OpenURL,
 		Timeout:     a.deps.LoginTimeout,
+		Emit:        a.emitAny,
 	}
 	name := fmt.Sprintf("%s-%d", oauthcallback.Name, a.logins)
 	pid, err := c.SpawnNamed(oauthcallback.Props(a.deps, a.logger, req), name)

@@ -15,6 +15,9 @@ import (
 // its tools go at once and a new session starts after the backoff, unless
 // the error is one a retry cannot fix.
 func (a *Actor) lose(c actor.Context, err error, kind string) {
+	// A login under way ends with the loss, not with the "login cancelled"
+	// of the stopLogin that follows.
+	a.loginFailed(err)
 	if !retryable(kind) {
 		a.fail(c, err, kind)
 		return

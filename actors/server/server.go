@@ -56,7 +56,8 @@ import (
 // actor emits its first state whatever it is. Every event of the
 // incarnation and of its sessions passes gate (nil: never retired).
 func Props(deps *actors.Deps, cfg config.Server, respawn bool, gate *actors.Gate) *actor.Props {
-	return actors.Props(deps, func() actor.Actor {
+	emit := func(e events.Event) { gate.Emit(deps.Events, e) }
+	return actors.PropsEmitting(deps, emit, func() actor.Actor {
 		return &Actor{deps: deps, cfg: cfg, respawn: respawn, gate: gate}
 	})
 }
@@ -130,6 +131,10 @@ func (a *Actor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		a.stopping = true
 		a.cancelRetry()
+		// A failed listing's retry must not reach a same-named successor,
+		// and a waiting login ends with an outcome, not silence.
+		a.stopRelists()
+		a.loginFailed(oauthflow.ErrLoginCancelled)
 		a.withdraw()
 		if !a.panicked {
 			a.setState(status.Stopped)

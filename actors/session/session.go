@@ -46,7 +46,7 @@ const Name = "session"
 // login that waits for the user may open the browser. emit receives the
 // events of the connection (its server actor's gated emit).
 func Props(deps *actors.Deps, cfg config.Server, gen uint64, tail *mcpconn.Tail, logger *slog.Logger, user bool, emit func(events.Event)) *actor.Props {
-	return actors.Props(deps, func() actor.Actor {
+	return actors.PropsEmitting(deps, emit, func() actor.Actor {
 		return &Actor{deps: deps, cfg: cfg, gen: gen, tail: tail, logger: logger, user: user, emit: emit}
 	})
 }
