@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
 )
 
 // The management calls below are carried out one at a time by the
@@ -45,10 +47,16 @@ type ServerEntry struct {
 }
 
 // ToolEntry is one registered tool of a server, as ServerDetail lists it.
+// The metadata fields are as in tools.Tool and omitted when absent.
 type ToolEntry struct {
-	Name         string `json:"name"`
-	OriginalName string `json:"original_name"`
-	Description  string `json:"description"`
+	Name         string             `json:"name"`
+	OriginalName string             `json:"original_name"`
+	Description  string             `json:"description"`
+	Title        string             `json:"title,omitempty"`
+	Annotations  *tools.Annotations `json:"annotations,omitempty"`
+	OutputSchema json.RawMessage    `json:"output_schema,omitempty"`
+	Icons        []tools.Icon       `json:"icons,omitempty"`
+	Meta         json.RawMessage    `json:"meta,omitempty"`
 }
 
 // ServerDetail is a ServerEntry with the server's tools and last stderr
@@ -102,7 +110,10 @@ func (r *Runtime) Server(name string) (ServerDetail, error) {
 		d.StderrTail = []string{}
 	}
 	for _, t := range r.registry.ServerTools(name) {
-		d.Tools = append(d.Tools, ToolEntry{Name: t.Name, OriginalName: t.OriginalName, Description: t.Description})
+		d.Tools = append(d.Tools, ToolEntry{
+			Name: t.Name, OriginalName: t.OriginalName, Description: t.Description,
+			Title: t.Title, Annotations: t.Annotations, OutputSchema: t.OutputSchema, Icons: t.Icons, Meta: t.Meta,
+		})
 	}
 	return d, nil
 }

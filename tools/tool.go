@@ -52,6 +52,20 @@ type Tool struct {
 	Description string `json:"description"`
 	// InputSchema is the server's input JSON Schema.
 	InputSchema json.RawMessage `json:"input_schema"`
+	// Title is the tool's human-readable name, if the server sent one.
+	Title string `json:"title,omitempty"`
+	// Annotations are the server's behaviour hints, nil if it sent none.
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// OutputSchema is the JSON Schema of the tool's structured result, if
+	// it declares one. On stdio it is byte for byte what the server sent,
+	// like InputSchema; on Streamable HTTP and SSE the SDK has decoded it
+	// and it is re-encoded (same meaning, keys possibly reordered).
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Icons are the server's icons for the tool.
+	Icons []Icon `json:"icons,omitempty"`
+	// Meta is the tool's _meta object (for MCP Apps it carries
+	// ui.resourceUri), kept as sent on stdio and re-encoded on HTTP/SSE.
+	Meta json.RawMessage `json:"meta,omitempty"`
 
 	exec Executor
 }

@@ -73,7 +73,7 @@ func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
 			continue
 		}
 		seen[name] = t.Name
-		list = append(list, tools.NewTool(name, b.server, t.Name, t.Description, schema, b.executor(t.Name)))
+		list = append(list, conn.WithMetadata(t, tools.NewTool(name, b.server, t.Name, t.Description, schema, b.executor(t.Name))))
 	}
 	return list
 }

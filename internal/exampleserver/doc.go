@@ -19,6 +19,11 @@
 //   - future {}: returns a text block and a marker block, which [Run] turns
 //     into a block of a content type no MCP version defines.
 //   - schema {zeta, alpha}: returns "ok"; its input schema is [RawSchema].
+//   - described {}: returns {"zeta":1,"alpha":"a"} as text and as
+//     structured content; it has a title, annotations (read-only true,
+//     open-world false, destructive not sent), the output schema
+//     [RawOutputSchema], an icon and _meta.ui.resourceUri
+//     "ui://demo/described".
 //
 // # Prompts and resources
 //

@@ -77,6 +77,35 @@ func addTools(srv *mcp.Server, t *tools) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "stderr", Description: "Writes the text as one line to the server's stderr."}, t.writeStderr)
 	mcp.AddTool(srv, &mcp.Tool{Name: "future", Description: "Returns a text block, then (over stdio) a block of a content type no MCP version defines."}, t.future)
 	srv.AddTool(&mcp.Tool{Name: "schema", Description: "Has a hand-written input schema whose key order and big numbers a client should keep.", InputSchema: json.RawMessage(RawSchema)}, t.schema)
+	srv.AddTool(describedTool(), t.described)
+}
+
+// RawOutputSchema is the output schema of the described tool, byte for
+// byte as the server sends it (keys out of alphabetical order).
+const RawOutputSchema = `{"type":"object","required":["zeta"],"properties":{"zeta":{"type":"integer"},"alpha":{"type":"string"}}}`
+
+// describedTool carries every piece of tool metadata: a title,
+// annotations that send some hints and leave others out (on the wire the
+// SDK always sends readOnlyHint and idempotentHint; destructiveHint is
+// left out here), an output schema, an icon and a _meta with an MCP Apps
+// UI resource.
+func describedTool() *mcp.Tool {
+	closed := false
+	return &mcp.Tool{
+		Name: "described", Title: "Described Tool", Description: "Carries a title, annotations, an output schema, an icon and _meta.",
+		InputSchema:  json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(RawOutputSchema),
+		Annotations:  &mcp.ToolAnnotations{Title: "Described", ReadOnlyHint: true, OpenWorldHint: &closed},
+		Icons:        []mcp.Icon{{Source: "data:image/png;base64,AA==", MIMEType: "image/png", Sizes: []string{"16x16"}, Theme: mcp.IconThemeDark}},
+		Meta:         mcp.Meta{"ui": map[string]any{"resourceUri": "ui://demo/described"}},
+	}
+}
+
+func (t *tools) described(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: `{"zeta":1,"alpha":"a"}`}},
+		StructuredContent: json.RawMessage(`{"zeta":1,"alpha":"a"}`),
+	}, nil
 }
 
 // RawSchema is the input schema of the schema tool, byte for byte as the

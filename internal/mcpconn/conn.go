@@ -99,8 +99,8 @@ func (c *Conn) Tools() []*mcp.Tool { return c.tools }
 // InputSchema returns a tool's input schema exactly as the server sent it
 // (the SDK's decoded form reorders keys and rounds big numbers).
 func (c *Conn) InputSchema(t *mcp.Tool) (json.RawMessage, error) {
-	if raw, ok := c.tap.schema(t.Name); c.tap != nil && ok {
-		return raw, nil
+	if raw, ok := c.tap.tool(t.Name); ok && len(raw.InputSchema) > 0 {
+		return raw.InputSchema, nil
 	}
 	return adapter.SchemaJSON(t.InputSchema)
 }

@@ -33,8 +33,10 @@ func (t tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 //     know fails to decode as a whole, and the host loses every block
 //     (S6: a future block must become a readable line, never an error);
 //     the tap rewrites such blocks into text before the SDK decodes them;
-//   - the SDK decodes a tool's input schema into a map, which reorders keys
-//     and rounds big numbers; the tap keeps the schema exactly as sent.
+//   - the SDK decodes a tool's input and output schemas into maps, which
+//     reorders keys and rounds big numbers, and its annotations into plain
+//     booleans, which loses whether a hint was sent; the tap keeps the
+//     schemas, the annotations and the _meta exactly as sent.
 //
 // It is only used on stdio connections: the SDK's HTTP connections carry
 // unexported hooks that a wrapper would hide.
@@ -46,12 +48,20 @@ type wireTap struct {
 	tooLarge atomic.Pointer[error]
 
 	mu      sync.Mutex
-	pending map[jsonrpc.ID]string      // outgoing tools/call and tools/list by id
-	schemas map[string]json.RawMessage // tool name -> input schema as sent
+	pending map[jsonrpc.ID]string // outgoing tools/call and tools/list by id
+	schemas map[string]tappedTool // tool name -> its parts as sent
+}
+
+// tappedTool is the part of a tools/list entry the tap keeps as sent.
+type tappedTool struct {
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  json.RawMessage `json:"annotations"`
+	Meta         json.RawMessage `json:"_meta"`
 }
 
 func newWireTap() *wireTap {
-	return &wireTap{pending: map[jsonrpc.ID]string{}, schemas: map[string]json.RawMessage{}}
+	return &wireTap{pending: map[jsonrpc.ID]string{}, schemas: map[string]tappedTool{}}
 }
 
 func (w *wireTap) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -100,22 +110,23 @@ func (w *wireTap) frameTooLarge() error {
 	return nil
 }
 
-// schema returns the input schema of a tool exactly as the server sent it.
-func (w *wireTap) schema(tool string) (json.RawMessage, bool) {
+// tool returns the parts of a tool's list entry exactly as the server sent
+// them.
+func (w *wireTap) tool(name string) (tappedTool, bool) {
 	if w == nil {
-		return nil, false
+		return tappedTool{}, false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	s, ok := w.schemas[tool]
-	return s, ok
+	t, ok := w.schemas[name]
+	return t, ok
 }
 
 func (w *wireTap) keepSchemas(result json.RawMessage) {
 	var list struct {
 		Tools []struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
+			Name string `json:"name"`
+			tappedTool
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &list) != nil {
@@ -124,8 +135,10 @@ func (w *wireTap) keepSchemas(result json.RawMessage) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, t := range list.Tools {
-		if len(t.InputSchema) > 0 {
-			w.schemas[t.Name] = bytes.Clone(t.InputSchema)
+		// The list's bytes belong to the SDK; keep copies.
+		w.schemas[t.Name] = tappedTool{
+			InputSchema: bytes.Clone(t.InputSchema), OutputSchema: bytes.Clone(t.OutputSchema),
+			Annotations: bytes.Clone(t.Annotations), Meta: bytes.Clone(t.Meta),
 		}
 	}
 }
