@@ -96,6 +96,16 @@ func TestChaos(t *testing.T) {
 		}
 	})
 
+	// One sure refusal before the chaos (a short run may draw no ask),
+	// so that the rebuild always compares requests_refused on a real one.
+	testutil.Eventually(t, 30*time.Second, "a refused sampling request of s0", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), callBound)
+		defer cancel()
+		_, _ = rt.CallTool(ctx, "s0__ask", map[string]any{"kind": "sampling", "count": 5})
+		st, _ := rt.Server("s0")
+		return st.RequestsRefused > 0
+	})
+
 	stop := make(chan struct{})
 	// stopped is stop for a wait that takes a context.
 	stopped, endStopped := context.WithCancel(context.Background())
