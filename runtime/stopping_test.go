@@ -2,15 +2,12 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 )
@@ -18,36 +15,13 @@ import (
 // A server removed while a failed listing waits for its retry leaves no
 // timer behind: the retry would reach a same-named successor.
 func TestRemovedServerLeavesNoRelistTimer(t *testing.T) {
-	var failList atomic.Bool
-	echo := func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{}, nil, nil
-	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "a"}, echo)
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/list" && failList.Load() {
-				return nil, errors.New("listing refused for the test")
-			}
-			return next(ctx, method, req)
-		}
-	})
-	opts := Options{transport: func(config.Server) mcp.Transport {
-		ct, st := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
-			t.Error(err)
-		}
-		return ct
-	}}
-	clock := fakeClock(&opts)
-	rt := start(t, opts, memServer("mem"))
-	rt.waitReady(t, "mem")
+	srv, failList, clock, rt := startFailingLister(t)
 	sub := rt.Subscribe(events.SubscribeOptions{Server: "mem", From: rt.bus.LastSeq() + 1})
 	t.Cleanup(sub.Close)
 
 	failList.Store(true)
-	mcp.AddTool(srv, &mcp.Tool{Name: "b"}, echo) // announces the change
-	waitTimers(t, clock, 1)                      // the listing failed: its retry is due
+	mcp.AddTool(srv, &mcp.Tool{Name: "b"}, noopTool) // announces the change
+	waitTimers(t, clock, 1)                          // the listing failed: its retry is due
 	if err := rt.RemoveServer(t.Context(), "mem"); err != nil {
 		t.Fatal(err)
 	}
