@@ -16,6 +16,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
@@ -68,6 +69,10 @@ type Deps struct {
 	Roots []*mcp.Root
 	// Prompts is the registry of the servers' prompts.
 	Prompts *prompts.Registry
+	// Bindings finds each running server actor's binding (its current
+	// connection) by name, for requests that name a server. Each server
+	// actor puts its own in when it starts and drops it when it stops.
+	Bindings *binding.Directory
 	// Tokens stores the OAuth logins of oauth servers.
 	Tokens tokenstore.Store
 	// OpenURL sends the user to an authorization URL during a login.

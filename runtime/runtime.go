@@ -34,6 +34,7 @@ import (
 	"github.com/openprogram/mcpvisor/actors/manager"
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
@@ -56,9 +57,12 @@ type Runtime struct {
 	manager  *actor.PID
 	work     sync.WaitGroup
 
-	config  atomic.Pointer[config.File] // the configured servers, published by the manager
-	tails   actors.Tails                // each server's stderr tail, read by the board
-	logDone chan struct{}               // closed when the log subscriber ended
+	config atomic.Pointer[config.File] // the configured servers, published by the manager
+	tails  actors.Tails                // each server's stderr tail, read by the board
+	// bindings finds a server's current connection by name, for the
+	// requests that name a server (resources, completions).
+	bindings binding.Directory
+	logDone  chan struct{} // closed when the log subscriber ended
 
 	managerDone  chan struct{}
 	shutdownOnce sync.Once
@@ -147,6 +151,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Logger:       opts.Logger,
 		Registry:     r.registry,
 		Prompts:      r.prompts,
+		Bindings:     &r.bindings,
 		Sample:       sample,
 		Roots:        opts.roots(),
 		Board:        r.board,

@@ -136,6 +136,9 @@ func (a *Actor) Receive(c actor.Context) {
 		a.stopRelists()
 		a.loginFailed(oauthflow.ErrLoginCancelled)
 		a.withdraw()
+		if a.deps.Bindings != nil {
+			a.deps.Bindings.Drop(a.binding)
+		}
 		if !a.panicked {
 			a.setState(status.Stopped)
 		}
@@ -227,6 +230,9 @@ func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = a.deps.Tails.Of(a.cfg.Name)
 	a.binding = binding.New(a.cfg.Name, a.logger)
+	if a.deps.Bindings != nil {
+		a.deps.Bindings.Put(a.binding)
+	}
 	a.backoff = a.deps.Restart.Backoff()
 	a.st = InitialStatus(a.cfg)
 	if !a.respawn {
