@@ -64,7 +64,7 @@ type Deps struct {
 	Elicit func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample answers a server's sampling/createMessage with the host's
 	// model; nil answers with an error saying sampling is not configured.
-	Sample func(ctx context.Context, server string, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	Sample func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)
 	// Roots are offered to every server (roots/list).
 	Roots []*mcp.Root
 	// Prompts is the registry of the servers' prompts.

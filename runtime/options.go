@@ -57,13 +57,16 @@ type Options struct {
 	// declined at once (Action "decline"), so a server never hangs on it.
 	Elicit func(ctx context.Context, req ElicitationRequest) (ElicitationResult, error)
 	// Sample answers a server's sampling/createMessage with the host's
-	// model; server is its configured name. Default: the server gets a
-	// JSON-RPC error saying sampling is not configured, at once.
+	// model; server is its configured name. The server may offer the model
+	// tools of its own (SamplingRequest.Tools) and get tool uses back
+	// (SamplingResult.ToolUses); a Sample that ignores them answers with
+	// text. Default: the server gets a JSON-RPC error saying sampling is
+	// not configured, at once.
 	Sample func(ctx context.Context, req SamplingRequest) (SamplingResult, error)
 	// ServerRequests limit the sampling and elicitation requests each
 	// server may send to Sample and Elicit: 2 at once, 256 KiB of params,
-	// 10 a minute with a burst of 3, per server and kind (the zero value;
-	// see ServerRequestLimits).
+	// 128 tools offered per sampling request, 10 a minute with a burst of
+	// 3, per server and kind (the zero value; see ServerRequestLimits).
 	ServerRequests ServerRequestLimits
 	// Roots are the directories (or other URIs) servers may work in, as
 	// roots/list answers them. Default: none.

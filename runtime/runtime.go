@@ -145,7 +145,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	)
 	r.gate = newRequestGate(opts.ServerRequests, r.bus, opts.clock)
 	gate := r.gate
-	sample := guard(gate, "sampling/createMessage", func(req *mcp.CreateMessageRequest) any { return req.Params }, sampler(opts.Sample))
+	sample := guard(gate, "sampling/createMessage", func(req *mcp.CreateMessageWithToolsRequest) any { return req.Params }, sampler(opts.Sample))
 	elicit := guard(gate, "elicitation/create", func(req *mcp.ElicitRequest) any { return req.Params }, elicitor(opts.Elicit))
 	deps := &actors.Deps{
 		Logger:       opts.Logger,

@@ -25,9 +25,9 @@ func TestReadyRegistersNamespacedTools(t *testing.T) {
 	if st.State != status.Ready || !st.Ready || st.Error != "" {
 		t.Fatalf("status = %+v, want ready without error", st)
 	}
-	// The server's ten tools, and the resource and prompt tools its
+	// The server's twelve tools, and the resource and prompt tools its
 	// capabilities call for.
-	want := []string{"ex__add", "ex__described", "ex__echo", "ex__env", "ex__fail", "ex__future", "ex__get_prompt", "ex__image",
+	want := []string{"ex__add", "ex__consult", "ex__described", "ex__echo", "ex__env", "ex__fail", "ex__future", "ex__get_prompt", "ex__image",
 		"ex__list_prompts", "ex__list_resources", "ex__read_resource", "ex__resource", "ex__schema", "ex__sleep", "ex__stderr"}
 	var got []string
 	for _, tool := range rt.Tools() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
 	"github.com/openprogram/mcpvisor/events"
@@ -41,8 +42,12 @@ type ServerRequestLimits struct {
 	// host's callback handles at once. Default 2.
 	MaxConcurrent int
 	// MaxBytes bounds the size of a request's params as JSON (messages,
-	// images, system prompt; message and schema). Default 256 KiB.
+	// images, system prompt, the tools offered with their schemas; message
+	// and schema). Default 256 KiB.
 	MaxBytes int
+	// MaxTools bounds how many tools one sampling request may offer the
+	// model. Default 128 (what model APIs commonly take).
+	MaxTools int
 	// PerMinute is the sustained rate of one kind of request from one
 	// server, refilling a bucket of Burst requests (at least 1). Default 10
 	// per minute with a burst of 3.
@@ -57,6 +62,7 @@ type ServerRequestLimits struct {
 const (
 	defaultRequestConcurrency = 2
 	defaultRequestBytes       = 256 << 10
+	defaultRequestTools       = 128
 	defaultRequestsPerMinute  = 10
 	defaultRequestBurst       = 3
 )
@@ -77,6 +83,7 @@ func (l ServerRequestLimits) withDefaults() ServerRequestLimits {
 	}
 	orDefault(&l.MaxConcurrent, defaultRequestConcurrency)
 	orDefault(&l.MaxBytes, defaultRequestBytes)
+	orDefault(&l.MaxTools, defaultRequestTools)
 	orDefault(&l.PerMinute, defaultRequestsPerMinute)
 	orDefault(&l.Burst, defaultRequestBurst)
 	l.Burst = max(l.Burst, 1)
@@ -227,8 +234,8 @@ func guard[Req, Res any](g *requestGate, method string, params func(Req) any,
 
 // admit lets a request through to the host, or refuses it with the error
 // the server gets. The checks are in order of cost: how many run (no
-// change), the size, then the rate (which spends a token only for a
-// request that is let through).
+// change), the tools offered, the size, then the rate (which spends a
+// token only for a request that is let through).
 func (g *requestGate) admit(server, method string, params any) (release func(), err error) {
 	l := g.limits
 	g.mu.Lock()
@@ -257,6 +264,11 @@ func (g *requestGate) admit(server, method string, params any) (release func(), 
 		sg.running--
 		g.mu.Unlock()
 	})
+	if p, ok := params.(*mcp.CreateMessageWithToolsParams); ok && l.MaxTools > 0 && p != nil && len(p.Tools) > l.MaxTools {
+		release()
+		return nil, g.refuse(sr, server, method, "max_tools", codeRequestTooLarge,
+			fmt.Sprintf("it offers %d tools, over the limit of %d", len(p.Tools), l.MaxTools))
+	}
 	if l.MaxBytes > 0 {
 		raw, err := json.Marshal(params)
 		if err != nil || len(raw) > l.MaxBytes {

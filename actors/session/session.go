@@ -178,7 +178,7 @@ func (a *Actor) features(c actor.Context) mcpconn.Features {
 		}
 	}
 	if sample := a.deps.Sample; sample != nil {
-		f.Sample = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		f.Sample = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
 			return sample(ctx, name, req)
 		}
 	}

@@ -24,6 +24,14 @@
 //     open-world false, destructive not sent), the output schema
 //     [RawOutputSchema], an icon and _meta.ui.resourceUri
 //     "ui://demo/described".
+//   - consult {question, tool_choice}: sampling with tools. It asks the
+//     client's model question, offering it the tool add {a, b} with
+//     tool_choice (auto, required (the default) or none); runs each use of
+//     add the model answers with and asks again, the conversation carrying
+//     the uses and their results, with tool choice none. It returns the
+//     lines "tool_use <id> <name> <input JSON>", "tool_result <id> <sum>",
+//     "answer: <the last answer's text>" and "stop_reason: <its reason>".
+//     A client that does not declare sampling with tools gets a tool error.
 //
 // # Prompts and resources
 //

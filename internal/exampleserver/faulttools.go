@@ -2,6 +2,7 @@ package exampleserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ type askArgs struct {
 	Kind  string `json:"kind" jsonschema:"sampling or elicitation"`
 	Count int    `json:"count" jsonschema:"how many requests to send at once (1 to 1000)"`
 	Bytes int    `json:"bytes,omitempty" jsonschema:"bytes of text in each request (default 5)"`
+	Tools int    `json:"tools,omitempty" jsonschema:"sampling only: how many tools each request offers the model (0 to 1000)"`
 }
 
 // addFaultTools registers the huge and ask tools.
@@ -63,9 +65,15 @@ func ask(ctx context.Context, req *mcp.CallToolRequest, in askArgs) (*mcp.CallTo
 	if in.Bytes > maxHugeBytes {
 		return nil, nil, fmt.Errorf("bytes must be at most %d, got %d", maxHugeBytes, in.Bytes)
 	}
+	if in.Tools < 0 || in.Tools > 1000 {
+		return nil, nil, fmt.Errorf("tools must be between 0 and 1000, got %d", in.Tools)
+	}
 	text := strings.Repeat("q", in.Bytes)
-	sampling := &mcp.CreateMessageParams{MaxTokens: 10,
-		Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}
+	sampling := &mcp.CreateMessageWithToolsParams{MaxTokens: 10,
+		Messages: []*mcp.SamplingMessageV2{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: text}}}}}
+	for i := range in.Tools {
+		sampling.Tools = append(sampling.Tools, &mcp.Tool{Name: fmt.Sprintf("tool_%d", i), InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
 	elicit := &mcp.ElicitParams{Message: text,
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}}
 	var (
@@ -75,7 +83,7 @@ func ask(ctx context.Context, req *mcp.CallToolRequest, in askArgs) (*mcp.CallTo
 	switch in.Kind {
 	case "sampling":
 		input = sampling
-		send = func() error { _, err := req.Session.CreateMessage(ctx, sampling); return err }
+		send = func() error { _, err := req.Session.CreateMessageWithTools(ctx, sampling); return err }
 	case "elicitation":
 		input = elicit
 		send = func() error { _, err := req.Session.Elicit(ctx, elicit); return err }

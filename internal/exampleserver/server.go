@@ -12,7 +12,7 @@ const version = "0.1.0"
 
 // instructions is deliberately short: clients may show it to a model.
 const instructions = "Example server for mcpvisor demos and tests. " +
-	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema " +
+	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, consult " +
 	"(and change, when enabled). Prompt: greet. Resources: demo://readme, demo://notes/{id}."
 
 // NewServer returns the example MCP server with all its tools, prompts and
@@ -39,6 +39,7 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	}
 	t := newTools(stderr)
 	addTools(srv, t)
+	addConsultTool(srv)
 	if opts.ChangeTool {
 		addChangeTool(srv, t)
 	}

@@ -219,7 +219,7 @@ func TestListTools(t *testing.T) {
 		schemas[tool.Name] = schema
 	}
 	slices.Sort(names)
-	want := []string{"add", "described", "echo", "env", "fail", "future", "image", "resource", "schema", "sleep", "stderr"}
+	want := []string{"add", "consult", "described", "echo", "env", "fail", "future", "image", "resource", "schema", "sleep", "stderr"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}

@@ -28,9 +28,12 @@ const (
 // Features are the client features a host offers its servers (S9). The
 // zero value offers none and answers every request at once.
 type Features struct {
-	// Sample answers sampling/createMessage with the host's model. Nil: the
-	// server gets a JSON-RPC error saying sampling is not configured.
-	Sample func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	// Sample answers sampling/createMessage with the host's model, tools
+	// and several content blocks per message included (MCP 2025-11-25):
+	// the connection declares sampling with its tools capability, as the
+	// SDK does for CreateMessageWithToolsHandler. Nil: the server gets a
+	// JSON-RPC error saying sampling is not configured.
+	Sample func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)
 	// Elicit answers elicitation/create. Nil: every request is declined.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Roots are the roots the server may ask for with roots/list.
@@ -52,7 +55,7 @@ func clientOptions(f Features, name string, emit func(events.Event), logger *slo
 	if sample == nil {
 		// Advertised anyway, so a server can tell "not configured" from
 		// "not supported" and a sampling tool fails with a clear message.
-		sample = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		sample = func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
 			return nil, errNoSampling
 		}
 	}
@@ -62,9 +65,9 @@ func clientOptions(f Features, name string, emit func(events.Event), logger *slo
 		}
 	}
 	return &mcp.ClientOptions{
-		Logger:               logger,
-		CreateMessageHandler: sample,
-		ElicitationHandler:   elicitHandler(f.Elicit),
+		Logger:                        logger,
+		CreateMessageWithToolsHandler: sample,
+		ElicitationHandler:            elicitHandler(f.Elicit),
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			notify(ListTools)
 		},

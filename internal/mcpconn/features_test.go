@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -38,7 +39,11 @@ func featureServer(t *testing.T, delivered <-chan struct{}) mcp.Transport {
 		if err != nil {
 			return text("error: " + err.Error()), nil
 		}
-		return text("model: " + res.Content.(*mcp.TextContent).Text), nil
+		declared := "without"
+		if c := req.Session.InitializeParams().Capabilities; c != nil && c.Sampling != nil && c.Sampling.Tools != nil {
+			declared = "with"
+		}
+		return text("model: " + res.Content.(*mcp.TextContent).Text + " (sampling declared " + declared + " tools)"), nil
 	})
 	srv.AddTool(&mcp.Tool{Name: "log", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "disk", Data: "almost full"})
@@ -142,10 +147,16 @@ func TestSampling(t *testing.T) {
 	if got := callText(t, conn, t.Context(), "sample"); !strings.Contains(got, "sampling is not configured") {
 		t.Errorf("without a sampler the server saw %q", got)
 	}
-	conn = dialFeatures(t, Features{Sample: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-		return &mcp.CreateMessageResult{Role: "assistant", Model: "fake", Content: &mcp.TextContent{Text: "hi there"}}, nil
+	// The plain request of an older server reaches the sampler as one
+	// with a single block, and the tools capability is declared (the SDK
+	// does so for CreateMessageWithToolsHandler).
+	conn = dialFeatures(t, Features{Sample: func(_ context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+		if len(req.Params.Messages) != 1 || len(req.Params.Messages[0].Content) != 1 {
+			return nil, fmt.Errorf("request %+v", req.Params)
+		}
+		return &mcp.CreateMessageWithToolsResult{Role: "assistant", Model: "fake", Content: []mcp.Content{&mcp.TextContent{Text: "hi there"}}}, nil
 	}}, nil)
-	if got := callText(t, conn, t.Context(), "sample"); got != "model: hi there" {
+	if got := callText(t, conn, t.Context(), "sample"); got != "model: hi there (sampling declared with tools)" {
 		t.Errorf("with a sampler the server saw %q", got)
 	}
 }
