@@ -164,6 +164,7 @@ func TestEverythingFeatures(t *testing.T) {
 			t.Run("prompts", func(t *testing.T) { checkPrompts(t, host) })
 			t.Run("prompt_tools", func(t *testing.T) { checkPromptTools(t, host) })
 			t.Run("resource_tools", func(t *testing.T) { checkResourceTools(t, host) })
+			t.Run("listing_metadata", func(t *testing.T) { checkListingMetadata(t, host) })
 			t.Run("sampling", func(t *testing.T) { checkSampling(t, host, model) })
 			t.Run("progress", func(t *testing.T) { checkProgress(t, host) })
 			t.Run("roots", func(t *testing.T) { checkRoots(t, host) })

@@ -29,6 +29,9 @@ type Prompt struct {
 	Title        string     `json:"title,omitempty"`
 	Description  string     `json:"description"`
 	Arguments    []Argument `json:"arguments"`
+	// Icons are the prompt's icons as its server sent them (untrusted
+	// content, see tools.Icon).
+	Icons []tools.Icon `json:"icons,omitempty"`
 
 	get Getter
 }

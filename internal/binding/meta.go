@@ -120,18 +120,15 @@ func listResources(ctx context.Context, conn *mcpconn.Conn, args map[string]any)
 		return tools.Result{}, err
 	}
 	type resource struct {
-		URI         string `json:"uri"`
-		Name        string `json:"name,omitempty"`
-		Title       string `json:"title,omitempty"`
-		Description string `json:"description,omitempty"`
-		MIMEType    string `json:"mime_type,omitempty"`
-		Size        int64  `json:"size,omitempty"`
+		URI string `json:"uri"`
+		listedLabels
+		Size int64 `json:"size,omitempty"`
+		listedMeta
 	}
 	type template struct {
 		URITemplate string `json:"uri_template"`
-		Name        string `json:"name,omitempty"`
-		Description string `json:"description,omitempty"`
-		MIMEType    string `json:"mime_type,omitempty"`
+		listedLabels
+		listedMeta
 	}
 	out := struct {
 		Resources  []resource `json:"resources"`
@@ -139,10 +136,16 @@ func listResources(ctx context.Context, conn *mcpconn.Conn, args map[string]any)
 		NextCursor string     `json:"next_cursor,omitempty"`
 	}{Resources: []resource{}, NextCursor: res.NextCursor}
 	for _, r := range res.Resources {
-		out.Resources = append(out.Resources, resource{r.URI, r.Name, r.Title, r.Description, r.MIMEType, r.Size})
+		if r != nil {
+			out.Resources = append(out.Resources, resource{r.URI, listedLabels{r.Name, r.Title, r.Description, r.MIMEType}, r.Size,
+				listedMeta{listedIcons(r.Icons), annotationsOf(r.Annotations)}})
+		}
 	}
 	for _, t := range templates {
-		out.Templates = append(out.Templates, template{t.URITemplate, t.Name, t.Description, t.MIMEType})
+		if t != nil {
+			out.Templates = append(out.Templates, template{t.URITemplate, listedLabels{t.Name, t.Title, t.Description, t.MIMEType},
+				listedMeta{listedIcons(t.Icons), annotationsOf(t.Annotations)}})
+		}
 	}
 	return textResult(out)
 }
@@ -202,14 +205,18 @@ func listPrompts(ctx context.Context, conn *mcpconn.Conn, _ map[string]any) (too
 	}
 	type prompt struct {
 		Name        string             `json:"name"`
+		Title       string             `json:"title,omitempty"`
 		Description string             `json:"description,omitempty"`
+		Icons       []tools.Icon       `json:"icons,omitempty"`
 		Arguments   []prompts.Argument `json:"arguments,omitempty"`
 	}
 	out := struct {
 		Prompts []prompt `json:"prompts"`
 	}{Prompts: []prompt{}}
 	for _, p := range list {
-		out.Prompts = append(out.Prompts, prompt{p.Name, p.Description, promptArguments(p)})
+		if p != nil {
+			out.Prompts = append(out.Prompts, prompt{p.Name, p.Title, p.Description, listedIcons(p.Icons), promptArguments(p)})
+		}
 	}
 	return textResult(out)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -34,7 +35,9 @@ func (b *Binding) Prompts(list []*mcp.Prompt) []prompts.Prompt {
 			}
 			return renderPrompt(ctx, conn, original, args)
 		}
-		out = append(out, prompts.New(name, server, original, p.Title, p.Description, promptArguments(p), get))
+		pr := prompts.New(name, server, original, p.Title, p.Description, promptArguments(p), get)
+		pr.Icons = mcpconn.Icons(p.Icons)
+		out = append(out, pr)
 	}
 	return out
 }

@@ -37,9 +37,14 @@
 //
 //   - prompt greet {name, style}: one user message, "Please greet <name>."
 //     or with a style "Please greet <name> <style>."; without name, the
-//     request fails with a JSON-RPC invalid-params error.
+//     request fails with a JSON-RPC invalid-params error. Title "Greet
+//     someone", icons [SmallIcon] and [BigIcon].
 //   - resource demo://readme (text/markdown): a few lines about the server.
-//   - resource template demo://notes/{id} (text/plain): "note <id>".
+//     Title "About the example server", icons [SmallIcon] and [BigIcon],
+//     annotations audience user and assistant, priority 0.8, lastModified
+//     [ReadmeModified].
+//   - resource template demo://notes/{id} (text/plain): "note <id>". Title
+//     "Notes", icon [SmallIcon], annotations audience assistant.
 //
 // # Changing the lists
 //

@@ -14,6 +14,7 @@ func addPrompts(srv *mcp.Server) {
 		Name:        "greet",
 		Title:       "Greet someone",
 		Description: "Asks the model to greet someone by name.",
+		Icons:       []mcp.Icon{SmallIcon(), BigIcon()},
 		Arguments: []*mcp.PromptArgument{
 			{Name: "name", Description: "who to greet", Required: true},
 			{Name: "style", Description: "how to greet, such as warmly; added after the name"},

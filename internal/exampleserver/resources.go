@@ -21,7 +21,8 @@ const readmeText = `# mcpvisor example server
 
 The example MCP server that ` + "`demo serve`" + ` runs on stdio.
 
-- Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema;
+- Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema,
+  described, consult;
   with -change-tool also change, which adds tools, prompts and resources.
 - Prompts: greet {name, style}.
 - Resources: this readme, and demo://notes/{id} for any id.
@@ -35,12 +36,17 @@ func addResources(srv *mcp.Server) {
 		Title:       "About the example server",
 		Description: "What the example server offers.",
 		MIMEType:    readmeMIMEType,
+		Icons:       []mcp.Icon{SmallIcon(), BigIcon()},
+		Annotations: &mcp.Annotations{Audience: []mcp.Role{"user", "assistant"}, Priority: 0.8, LastModified: ReadmeModified},
 	}, textResource(readmeText))
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: notesTemplate,
 		Name:        "notes",
+		Title:       "Notes",
 		Description: "A one-line note for any id: reading demo://notes/7 returns \"note 7\".",
 		MIMEType:    "text/plain",
+		Icons:       []mcp.Icon{SmallIcon()},
+		Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant"}},
 	}, readNote)
 }
 
