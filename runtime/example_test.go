@@ -41,5 +41,5 @@ func Example() {
 		return
 	}
 	fmt.Println(len(rt.Tools()), "tools;", "demo__echo says", res.Content[0].Text)
-	// Output: 15 tools; demo__echo says hi
+	// Output: 16 tools; demo__echo says hi
 }

@@ -81,8 +81,8 @@ type SamplingMessage struct {
 }
 
 // SamplingBlock is one block of a SamplingMessage: a tool use (ToolUse
-// set), a tool result (ToolResult set), or else text or an image
-// (Content).
+// set), a tool result (ToolResult set), or else text, an image or any
+// other block, converted as tool results are (Content).
 type SamplingBlock struct {
 	Content    tools.Content
 	ToolUse    *SamplingToolUse

@@ -55,10 +55,10 @@ func TestTour(t *testing.T) {
 		`example__read_resource({"uri":"demo://notes/7"}) -> "note 7"`,
 		// list changed: the added tool appears in the registry and answers
 		"\nlist changed:\n", `example__change({"list":"tools"}) -> "added tool extra_1"`,
-		"tools/list_changed: example__extra_1 registered", "(17 tools, was 16)",
+		"tools/list_changed: example__extra_1 registered", "(18 tools, was 17)",
 		`example__extra_1({"text":"a tool that did not exist at startup"}) -> "a tool that did not exist at startup"`,
 		// 11 tools of its own, change, and 4 resource and prompt tools
-		"example  ready  true   16",
+		"example  ready  true   17",
 		"are gone", "killed the server process", "restarts=1", `-> "still here"`,
 	} {
 		if !strings.Contains(out, want) {

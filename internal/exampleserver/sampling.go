@@ -31,9 +31,7 @@ const (
 )
 
 func addConsultTool(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "consult", Description: "Asks the client's model a question, offering it the tool add; " +
-		"runs the uses of add the model answers with and asks it again with their results. Returns one line per tool use " +
-		"(tool_use ID NAME INPUT), one per result (tool_result ID RESULT) and the model's answer (answer: TEXT)."}, consult)
+	mcp.AddTool(srv, &mcp.Tool{Name: "consult", Description: "Asks the client's model a question, offering it the tool add (sampling with tools); returns the tool uses and the answer."}, consult)
 }
 
 // consult runs both rounds. Before protocol 2026-07-28 it sends them as
