@@ -31,7 +31,19 @@
 //     or with a style "Please greet <name> <style>."; without name, the
 //     request fails with a JSON-RPC invalid-params error.
 //   - resource demo://readme (text/markdown): a few lines about the server.
-//   - resource template demo://notes/{id} (text/plain): "note <id>".
+//   - resource template demo://notes/{id} (text/plain): "note <id>", and
+//     "note <id> (version <n>)" once the update tool changed it n times.
+//     Every resource is subscribable (resources.subscribe).
+//   - completions (completion/complete): greet's name (Ada, Alan, Alice,
+//     Bob, Grace; full names when the context has style "formally"), its
+//     style (boldly, briefly, formally, warmly, wittily) and the note id
+//     (1, 2, 3, 7, 10, 12, 20): the candidates that start with the value.
+//
+// With [Options.UpdateTool] (demo serve -update-tool) the server also has
+// update {id}: it raises the note's version and sends
+// notifications/resources/updated for demo://notes/<id> to the sessions
+// subscribed to it (on protocol 2026-07-28, on their subscriptions/listen
+// stream for the URI).
 //
 // # Changing the lists
 //
