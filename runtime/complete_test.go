@@ -145,6 +145,7 @@ func TestCompleteAndSubscribeOverHTTP(t *testing.T) {
 	}
 
 	sub := rt.subscribe(t, "ex")
+	stream := openEvents(t, eventsServer(t, rt.Runtime), "/api/mcp/events?server=ex", nil)
 	var created struct{ ID string }
 	api.do("POST", "/api/mcp/resources/subscriptions", `{"server":"ex","uri":"demo://notes/3"}`).want(t, 201).decode(t, &created)
 	var other struct{ ID string }
@@ -153,6 +154,19 @@ func TestCompleteAndSubscribeOverHTTP(t *testing.T) {
 		t.Fatalf("ids %q and %q", created.ID, other.ID)
 	}
 	updateUntilSeen(t, rt, sub, "ex", "3")
+	// The same update on the management API's event stream.
+	for i := 0; ; i++ {
+		f, ok := stream.frame(t)
+		if !ok || i == 1000 {
+			t.Fatal("no resource_updated frame on /api/mcp/events")
+		}
+		if f.typ == events.TypeResourceUpdated {
+			if f.str("uri") != "demo://notes/3" || f.str("server") != "ex" {
+				t.Errorf("frame %s, want the update of demo://notes/3 on ex", f.raw)
+			}
+			break
+		}
+	}
 	api.do("DELETE", "/api/mcp/resources/subscriptions/"+created.ID, "").want(t, 204)
 	api.do("DELETE", "/api/mcp/resources/subscriptions/"+created.ID, "").want(t, 404)
 	// The other holder still gets the updates.
