@@ -118,9 +118,9 @@ func (r *Runtime) subscribeResource(ctx context.Context, server, uri string) (*R
 	if caps := conn.Capabilities(); caps.Resources == nil || !caps.Resources.Subscribe {
 		return nil, fmt.Errorf("%s on %q: resources.subscribe: %w", what, server, ErrNotDeclared)
 	}
-	return r.subs.add(server, uri, func(ctx context.Context) error {
+	return r.subs.add(ctx, server, uri, func(ctx context.Context) error {
 		return r.subscribeOn(ctx, server, uri, conn)
-	}, ctx)
+	})
 }
 
 // subscribeOn subscribes conn, and whatever session replaced it
@@ -185,7 +185,7 @@ type serverSubs struct {
 
 // add makes a subscription of server's uri, subscribing the server (with
 // subscribe, under the server's wire lock) when it is the URI's first.
-func (s *subscriptionSet) add(server, uri string, subscribe func(context.Context) error, ctx context.Context) (*ResourceSubscription, error) {
+func (s *subscriptionSet) add(ctx context.Context, server, uri string, subscribe func(context.Context) error) (*ResourceSubscription, error) {
 	s.mu.Lock()
 	if s.closed != nil {
 		s.mu.Unlock()
