@@ -104,10 +104,15 @@ func TestCompletionValuesBoundedAndScrubbed(t *testing.T) {
 
 // TestCompleteAndSubscribeOverHTTP: the routes' answers and errors.
 func TestCompleteAndSubscribeOverHTTP(t *testing.T) {
-	rt := start(t, Options{}, exampleServer("ex", "-update-tool"))
+	off := exampleServer("off")
+	off.Enabled = false
+	rt := start(t, Options{}, exampleServer("ex", "-update-tool"), off)
 	rt.waitReady(t, "ex")
 	rt.awaitCatalog(t, "ex", "the prompts", func() bool { return len(rt.Prompts()) > 0 })
 	api := newAPI(t, rt)
+	// A configured server without a session: 503 at once.
+	api.do("POST", "/api/mcp/complete", `{"server":"off","resource_template":"demo://notes/{id}","argument":"id"}`).want(t, 503)
+	api.do("POST", "/api/mcp/resources/subscriptions", `{"server":"off","uri":"demo://notes/1"}`).want(t, 503)
 
 	var c struct {
 		Values  []string `json:"values"`
