@@ -17,6 +17,7 @@ import (
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/binding"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
@@ -99,6 +100,11 @@ type Deps struct {
 	// back) precedes the removal; a server added again under the name
 	// starts afresh.
 	Gone func(name string)
+	// Subscriptions, if set, is the host's set of resource subscriptions
+	// of the named server, which outlives every session and server actor
+	// incarnation: each new session subscribes to its URIs (see
+	// mcpconn.Features.Subscriptions).
+	Subscriptions func(server string) mcpconn.Subscriptions
 	// Freed, if set, is called (on the manager's mailbox; it must not
 	// block) once a removed server's actor stopped and its processes are
 	// gone: nothing of it can ask for anything any more.

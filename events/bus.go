@@ -33,8 +33,8 @@ type Options struct {
 	// DefaultBuffer (256). A subscriber that falls further behind misses
 	// events and gets one Dropped for them.
 	Buffer int
-	// History is how many lifecycle events (every type but ServerLog and
-	// RequestRefused) the
+	// History is how many lifecycle events (every type but ServerLog,
+	// RequestRefused and ResourceUpdated) the
 	// Bus keeps for subscribers that start from a sequence number;
 	// default DefaultHistory (1024).
 	History int
@@ -79,8 +79,8 @@ func NewBus(opts *Options) *Bus {
 }
 
 // Emit stamps e with the next Seq and the clock's Time, applies the
-// Reducer, keeps e in the history (unless it is a ServerLog or a
-// RequestRefused) and hands it
+// Reducer, keeps e in the history (unless it is a ServerLog, a
+// RequestRefused or a ResourceUpdated) and hands it
 // to every subscriber whose filter it passes, without waiting for any of
 // them. Emit after Close still applies the Reducer, so status stays exact
 // through a shutdown, but no subscriber is left to see it.
@@ -130,12 +130,12 @@ func (b *Bus) Tally(e Event) {
 }
 
 // inHistory reports whether e is a lifecycle event, kept in the history:
-// every type but the two a server can make as often as it likes (its
-// log lines, its refused requests), so that a chatty server cannot push
+// every type but the three a server can make as often as it likes (its
+// log lines, its refused requests, its resource updates), so that a chatty server cannot push
 // lifecycle events out of it. Both are rate-limited at their source.
 func inHistory(e Event) bool {
 	switch e.(type) {
-	case ServerLog, RequestRefused:
+	case ServerLog, RequestRefused, ResourceUpdated:
 		return false
 	}
 	return true

@@ -244,6 +244,23 @@ func TestRequestRefusedStaysOutOfHistory(t *testing.T) {
 	empty(t, sub)
 }
 
+// A server flooding resource updates does not push lifecycle events out
+// of the history.
+func TestResourceUpdatedStaysOutOfHistory(t *testing.T) {
+	bus := NewBus(&Options{History: 4})
+	defer bus.Close()
+	bus.Emit(added("fs"))
+	for range 2000 {
+		bus.Emit(ResourceUpdated{Header: Header{Server: "chatty"}, URI: "demo://x"})
+	}
+	sub := bus.Subscribe(SubscribeOptions{From: 1})
+	defer sub.Close()
+	if e := next(t, sub); e.Type() != TypeServerAdded || e.Head().Seq != 1 {
+		t.Fatalf("first replayed %v, want the server_added that 2000 updates did not push out", e)
+	}
+	empty(t, sub)
+}
+
 // Tally shows an event to the Reducer only: no Seq, no history, no
 // subscriber.
 func TestTallyReachesOnlyTheReducer(t *testing.T) {

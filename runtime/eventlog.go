@@ -103,6 +103,8 @@ func (l *eventLog) log(e events.Event) {
 		g.Log(logger, refusalRecords, func() {
 			logger.Warn("refused a request from a server", "method", e.Method, "limit", e.Limit)
 		})
+	case events.ResourceUpdated:
+		logger.Debug("resource updated", "uri", e.URI)
 	case events.ServerLog:
 		if e.Level == events.LevelStderr {
 			logger.Info("server stderr", "line", e.Text)

@@ -36,6 +36,9 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
 //	GET    /api/mcp/prompts                  {"prompts": [...]}
 //	POST   /api/mcp/prompts/{name}/get       {"arguments": {"k": "v"}} → the messages
+//	POST   /api/mcp/complete                 {"prompt"|"server"+"resource_template", "argument", "value", "context"} → {"values", "has_more"}
+//	POST   /api/mcp/resources/subscriptions  {"server", "uri"} → 201 {"id"}
+//	DELETE /api/mcp/resources/subscriptions/{id}  {} → 204
 //	GET    /api/mcp/events                   Server-Sent Events (see http_events.go)
 //
 // The debug routes are not part of it: see DebugHandler.
@@ -79,6 +82,9 @@ func (r *Runtime) Handler() http.Handler {
 	handleFor("POST /api/mcp/tools/{name}/call", r.toolBudget, r.handleCallTool)
 	handle("GET /api/mcp/prompts", r.handleListPrompts)
 	handleFor("POST /api/mcp/prompts/{name}/get", r.promptBudget, r.handleGetPrompt)
+	handleFor("POST /api/mcp/complete", r.namedInBodyBudget, r.handleComplete)
+	handleFor("POST /api/mcp/resources/subscriptions", r.namedInBodyBudget, r.handleSubscribe)
+	handleFor("DELETE /api/mcp/resources/subscriptions/{id}", r.namedInBodyBudget, r.handleUnsubscribe)
 	mux.Handle("GET /api/mcp/events", apiHandler{h: r.handleEvents, log: r.logAPIError}) // long-lived: deadlines per frame
 	return r.guarded(mux)
 }
@@ -168,8 +174,13 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: fe.Field}
 	case errors.As(err, &missing):
 		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: "arguments." + missing.Argument}
-	case errors.Is(err, ErrUnknownServer), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, prompts.ErrUnknownPrompt):
+	case errors.Is(err, ErrUnknownServer), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, prompts.ErrUnknownPrompt),
+		errors.Is(err, ErrUnknownSubscription):
 		status = http.StatusNotFound
+	case errors.Is(err, ErrNotDeclared): // the session's capabilities; a reconnect may change them
+		status = http.StatusConflict
+	case errors.Is(err, ErrTooManySubscriptions):
+		status = http.StatusTooManyRequests
 	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled):
 		status = http.StatusConflict
 	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed), errors.Is(err, tools.ErrResponseTooLarge),

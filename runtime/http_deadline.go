@@ -22,6 +22,9 @@ import (
 //     as a PATCH may raise it) plus routeMargin; a DELETE also waits for
 //     the server's processes, so it gets the stop sequence's bound
 //     (mcpconn.StopBound of StopGrace) on top;
+//   - a completion or a resource subscription, whose server is named in
+//     the body (read after the deadline is set): the longest
+//     timeout_seconds of the configured servers plus routeMargin;
 //   - the event stream (http_events.go) is long-lived: it sets a deadline
 //     on each frame it writes instead, and has no route deadline.
 //

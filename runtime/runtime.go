@@ -62,7 +62,10 @@ type Runtime struct {
 	// bindings finds a server's current connection by name, for the
 	// requests that name a server (resources, completions).
 	bindings binding.Directory
-	logDone  chan struct{} // closed when the log subscriber ended
+	// subs are the hosts' resource subscriptions, which outlive every
+	// session (each new one subscribes to them) and server actor.
+	subs    subscriptionSet
+	logDone chan struct{} // closed when the log subscriber ended
 
 	managerDone  chan struct{}
 	shutdownOnce sync.Once
@@ -110,6 +113,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		id:          "mcpvisor-" + rand.Text()[:12],
 		boot:        rand.Text()[:10],
 	}
+	r.subs.unsubscribe = r.unsubscribeCurrent
 	r.board = status.NewBoard(r.tails.Lines)
 	r.bus = events.NewBus(&events.Options{Reducer: r.board.Apply, Now: opts.clock.Now})
 	// The log is one subscriber, from the first event on; Shutdown's
@@ -169,11 +173,12 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		RequestMark:  r.id,
 		Config:       &r.config,
 		Procs:        r.procs,
-		Gone:         gate.forget,
+		Gone:         func(name string) { gate.forget(name); r.subs.serverGone(name) },
 		Freed:        gate.freed,
 		Clock:        opts.clock,
 	}
 	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts
+	deps.Subscriptions = r.subs.of
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })
 	props := manager.Props(manager.Options{Deps: deps, Store: r.store, File: file, Ready: onReady, Done: r.managerDone}).
@@ -292,6 +297,7 @@ const killWait = time.Second
 func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.shutdownOnce.Do(func() {
 		close(r.stopWatch)
+		r.subs.close()
 		r.registry.Close() // from here on nothing registers
 		r.prompts.Close()
 		r.system.Root.Stop(r.manager)

@@ -172,6 +172,9 @@ func (a *Actor) features(c actor.Context) mcpconn.Features {
 			root.Send(parent, messages.ListChanged{Gen: gen, List: list})
 		},
 	}
+	if subs := a.deps.Subscriptions; subs != nil {
+		f.Subscriptions = subs(name)
+	}
 	if elicit := a.deps.Elicit; elicit != nil {
 		f.Elicit = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return elicit(ctx, name, req)

@@ -43,8 +43,20 @@
 //     Title "About the example server", icons [SmallIcon] and [BigIcon],
 //     annotations audience user and assistant, priority 0.8, lastModified
 //     [ReadmeModified].
-//   - resource template demo://notes/{id} (text/plain): "note <id>". Title
-//     "Notes", icon [SmallIcon], annotations audience assistant.
+//   - resource template demo://notes/{id} (text/plain): "note <id>", and
+//     "note <id> (version <n>)" once the update tool changed it n times.
+//     Title "Notes", icon [SmallIcon], annotations audience assistant.
+//     Every resource is subscribable (resources.subscribe).
+//   - completions (completion/complete): greet's name (Ada, Alan, Alice,
+//     Bob, Grace; full names when the context has style "formally"), its
+//     style (boldly, briefly, formally, warmly, wittily) and the note id
+//     (1, 2, 3, 7, 10, 12, 20): the candidates that start with the value.
+//
+// With [Options.UpdateTool] (demo serve -update-tool) the server also has
+// update {id}: it raises the note's version and sends
+// notifications/resources/updated for demo://notes/<id> to the sessions
+// subscribed to it (on protocol 2026-07-28, on their subscriptions/listen
+// stream for the URI).
 //
 // # Changing the lists
 //

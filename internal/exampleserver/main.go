@@ -28,6 +28,7 @@ const (
 //
 //	-name NAME             server implementation name (default "mcpvisor-example")
 //	-change-tool           register the change tool, which adds tools, prompts and resources
+//	-update-tool           register the update tool, which changes a note and tells its subscribers
 //	-leak-tool             register the leak tool, which quotes env and headers in errors and stderr
 //	-hang-initialize       never answer initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
@@ -46,6 +47,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.SetOutput(stderr)
 	fs.StringVar(&opts.Name, "name", DefaultName, "server implementation `name`")
 	fs.BoolVar(&opts.ChangeTool, "change-tool", false, "register the change tool, which adds tools, prompts and resources at runtime")
+	fs.BoolVar(&opts.UpdateTool, "update-tool", false, "register the update tool, which changes a note demo://notes/{id} and tells the clients subscribed to it")
 	fs.BoolVar(&opts.LeakTool, "leak-tool", false, "register the leak tool, which quotes environment variables and request headers in errors and on stderr")
 	fs.BoolVar(&opts.FaultTools, "fault-tools", false, "register the fault tools: huge (one answer of any size) and ask (floods the client with sampling or elicitation requests)")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")

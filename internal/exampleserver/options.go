@@ -35,6 +35,10 @@ type Options struct {
 	// so that the tool list that other tests and the demo tour count stays
 	// the same.
 	ChangeTool bool
+	// UpdateTool registers the update tool, whose calls change a note
+	// (demo://notes/{id}) and send notifications/resources/updated to the
+	// sessions subscribed to it. Off by default, like ChangeTool.
+	UpdateTool bool
 	// LeakTool registers the leak tool, which quotes environment variables
 	// and request headers in an error and on stderr, as a careless server
 	// does (see [LeakToolName]). Off by default, like ChangeTool.

@@ -2,8 +2,6 @@ package exampleserver
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,8 +26,9 @@ The example MCP server that ` + "`demo serve`" + ` runs on stdio.
 - Resources: this readme, and demo://notes/{id} for any id.
 `
 
-// addResources registers the server's static resource and its template.
-func addResources(srv *mcp.Server) {
+// addResources registers the server's static resource and its template,
+// whose notes n keeps.
+func addResources(srv *mcp.Server, n *notes) {
 	srv.AddResource(&mcp.Resource{
 		URI:         readmeURI,
 		Name:        "readme",
@@ -47,7 +46,7 @@ func addResources(srv *mcp.Server) {
 		MIMEType:    "text/plain",
 		Icons:       []mcp.Icon{SmallIcon()},
 		Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant"}},
-	}, readNote)
+	}, n.read)
 }
 
 // textResource returns a handler that answers every read with text; the SDK
@@ -56,13 +55,4 @@ func textResource(text string) mcp.ResourceHandler {
 	return func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: text}}}, nil
 	}
-}
-
-// readNote reads demo://notes/{id}: "note <id>". An empty id is not found.
-func readNote(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	id, ok := strings.CutPrefix(req.Params.URI, notesPrefix)
-	if !ok || id == "" {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
-	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: fmt.Sprintf("note %s", id)}}}, nil
 }

@@ -13,13 +13,14 @@ const version = "0.1.0"
 // instructions is deliberately short: clients may show it to a model.
 const instructions = "Example server for mcpvisor demos and tests. " +
 	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, consult " +
-	"(and change, when enabled). Prompt: greet. Resources: demo://readme, demo://notes/{id}."
+	"(and change and update, when enabled). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
+	"(subscribable; update changes a note). Completions: greet's arguments and the note id."
 
 // NewServer returns the example MCP server with all its tools, prompts and
 // resources registered, for use with any transport (in-memory ones in tests
 // and benchmarks).
 //
-// Of the options only Name, ChangeTool, LeakTool, FaultTools, Protocol,
+// Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools, Protocol,
 // PanicOnTool and Stderr apply here; the others concern the process or the
 // stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
@@ -50,12 +51,17 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 		addFaultTools(srv)
 	}
 	addPrompts(srv)
-	addResources(srv)
+	n := &notes{}
+	addResources(srv, n)
+	if opts.UpdateTool {
+		addUpdateTool(srv, n)
+	}
 	return srv
 }
 
 func serverOptions(opts Options) *mcp.ServerOptions {
 	so := &mcp.ServerOptions{Instructions: instructions}
+	subscribable(so)
 	if opts.Protocol != "" {
 		so.SupportedProtocolVersions = []string{opts.Protocol}
 	}

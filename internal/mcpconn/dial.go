@@ -229,6 +229,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		}
 		if err == nil {
 			enableServerLogs(ctx, cs, logger)
+			subscribeAll(ctx, cs, opts.Features.Subscriptions, logger)
 		}
 		results <- dialResult{cs: cs, tools: list, err: err}
 	})

@@ -41,6 +41,11 @@ type Features struct {
 	// ListChanged is called when the server says one of its lists changed
 	// (ListTools, ListPrompts, ListResources). It must not block.
 	ListChanged func(list string)
+	// Subscriptions are the resource URIs the host subscribed to on this
+	// server: each new session subscribes to them, and only their
+	// notifications/resources/updated become events.ResourceUpdated. Nil:
+	// none.
+	Subscriptions Subscriptions
 }
 
 // errNoSampling is what a server asking for sampling gets when the host has
@@ -82,6 +87,9 @@ func clientOptions(f Features, name string, emit func(events.Event), logger *slo
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			progress.deliver(ctx, logger, scrub, req.Params)
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			resourceUpdated(emit, name, f.Subscriptions, scrub, req.Params)
 		},
 	}
 }

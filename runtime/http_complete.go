@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openprogram/mcpvisor/config"
+)
+
+// handleComplete answers POST /api/mcp/complete: the body is
+//
+//	{"prompt": REGISTRY_PROMPT_NAME, "argument": NAME, "value": PREFIX, "context": {ARG: VALUE}}
+//
+// or {"server": NAME, "resource_template": URI_TEMPLATE, ...} for a
+// resource template's variable, and the answer {"values": [...],
+// "has_more": bool, "total": N} (total only if the server sent it).
+func (r *Runtime) handleComplete(w http.ResponseWriter, req *http.Request) error {
+	var in struct {
+		Prompt           string            `json:"prompt"`
+		Server           string            `json:"server"`
+		ResourceTemplate string            `json:"resource_template"`
+		Argument         string            `json:"argument"`
+		Value            string            `json:"value"`
+		Context          map[string]string `json:"context"`
+	}
+	body, err := readBody(w, req)
+	if err != nil {
+		return err
+	}
+	if err := decodeFields(body, map[string]any{"prompt": &in.Prompt, "server": &in.Server,
+		"resource_template": &in.ResourceTemplate, "argument": &in.Argument, "value": &in.Value, "context": &in.Context}); err != nil {
+		return err
+	}
+	switch {
+	case in.Prompt != "" && (in.Server != "" || in.ResourceTemplate != ""):
+		field := "server"
+		if in.Server == "" {
+			field = "resource_template"
+		}
+		return &apiError{Status: http.StatusBadRequest, Field: field,
+			Message: `a completion is for a "prompt", or for a "server" and its "resource_template", not both`}
+	case in.Prompt == "" && in.Server == "" && in.ResourceTemplate == "":
+		return &apiError{Status: http.StatusBadRequest, Field: "prompt",
+			Message: `the body names a "prompt", or a "server" and a "resource_template"`}
+	case in.Prompt == "" && in.Server == "":
+		return &apiError{Status: http.StatusBadRequest, Field: "server", Message: `"server" is missing: a "resource_template" is a server's`}
+	case in.Prompt == "" && in.ResourceTemplate == "":
+		return &apiError{Status: http.StatusBadRequest, Field: "resource_template", Message: `"resource_template" is missing`}
+	case in.Argument == "":
+		return &apiError{Status: http.StatusBadRequest, Field: "argument", Message: `"argument" is missing: the name of the argument to complete`}
+	}
+	ref := CompletionRef{Prompt: in.Prompt, Server: in.Server, ResourceTemplate: in.ResourceTemplate}
+	res, err := r.Complete(req.Context(), ref, in.Argument, in.Value, in.Context)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// namedInBodyBudget is the budget of a route whose server is named in the
+// body (a completion, a subscription), which is read after the deadline
+// is set: the longest timeout_seconds of the configured servers plus the
+// margin, as the server's own timeout bounds the request itself.
+func (r *Runtime) namedInBodyBudget(*http.Request) time.Duration {
+	longest := routeTimeout
+	for _, srv := range r.config.Load().Servers {
+		longest = max(longest, srv.Timeout()+routeMargin)
+	}
+	return longest
+}
+
+// decodeFields decodes a JSON object body into the targets by field name:
+// an unknown or duplicated field, or one of the wrong type, is a 400
+// naming it. A field that is absent or null leaves its target as it is.
+func decodeFields(body []byte, targets map[string]any) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return &apiError{Status: http.StatusBadRequest, Message: "request body must be a JSON object: " + jsonProblem(err)}
+	}
+	if path, _ := config.DuplicateKey(body); path != "" {
+		e := &apiError{Status: http.StatusBadRequest, Message: "duplicate key " + quoteShort(path) + " in the request body"}
+		if len(path) <= maxFieldPath {
+			e.Field = path
+		}
+		return e
+	}
+	known := make([]string, 0, len(targets))
+	for k := range targets {
+		known = append(known, k)
+	}
+	slices.Sort(known)
+	for k, raw := range fields {
+		target, ok := targets[k]
+		if !ok {
+			return &apiError{Status: http.StatusBadRequest, Field: k,
+				Message: "unknown field " + quoteShort(k) + " (known: " + strings.Join(known, ", ") + ")"}
+		}
+		if err := json.Unmarshal(raw, target); err != nil {
+			return &apiError{Status: http.StatusBadRequest, Field: k, Message: fieldProblem(k, err)}
+		}
+	}
+	return nil
+}
+
+// fieldProblem describes why a field did not decode without quoting it.
+func fieldProblem(field string, err error) string {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		want := "a string"
+		if typ.Type.Kind() == reflect.Map {
+			want = "an object of strings"
+		}
+		return fmt.Sprintf("%s must be %s, found a JSON %s", quoteShort(field), want, typ.Value)
+	}
+	return quoteShort(field) + ": " + jsonProblem(err)
+}

@@ -1,0 +1,56 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// handleSubscribe answers POST /api/mcp/resources/subscriptions: the body
+// is {"server": NAME, "uri": URI}, the answer 201 {"id": ID}. 201 means
+// "requested": on a 2026-07-28 session the server acknowledges later, if
+// at all. The subscription lives until its DELETE (or its server's
+// removal, or Shutdown), across reconnects; its updates arrive as
+// resource_updated events on GET /api/mcp/events.
+func (r *Runtime) handleSubscribe(w http.ResponseWriter, req *http.Request) error {
+	var in struct{ Server, URI string }
+	body, err := readBody(w, req)
+	if err != nil {
+		return err
+	}
+	if err := decodeFields(body, map[string]any{"server": &in.Server, "uri": &in.URI}); err != nil {
+		return err
+	}
+	switch {
+	case in.Server == "":
+		return &apiError{Status: http.StatusBadRequest, Field: "server", Message: `"server" is missing: the name of the server`}
+	case in.URI == "":
+		return &apiError{Status: http.StatusBadRequest, Field: "uri", Message: `"uri" is missing: the resource to subscribe to`}
+	}
+	sub, err := r.subscribeResource(req.Context(), in.Server, in.URI)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, map[string]string{"id": sub.ID()})
+}
+
+// handleUnsubscribe answers DELETE /api/mcp/resources/subscriptions/{id}
+// (body {}): 204, or 404 for an id that names no live subscription. It
+// ends that one subscription; the server is unsubscribed only when it
+// was the last of its URI.
+func (r *Runtime) handleUnsubscribe(w http.ResponseWriter, req *http.Request) error {
+	if err := readEmptyObject(w, req); err != nil {
+		return err
+	}
+	id := req.PathValue("id")
+	sub, ok := r.subs.get(id)
+	if !ok {
+		return fmt.Errorf("ending resource subscription %s: %w", quoteShort(id), ErrUnknownSubscription)
+	}
+	if err := sub.Close(); err != nil && !errors.Is(err, ErrUnknownSubscription) {
+		// The subscription ended; only the server's unsubscribe failed.
+		r.opts.Logger.Warn("unsubscribing from a resource failed", "server", sub.Server(), "error", err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
