@@ -57,6 +57,8 @@ var everyType = []struct {
 		map[string]any{"level": "info", "logger": "disk", "text": "mounted"}, "[info] disk: mounted"},
 	{RequestRefused{Header: head, Method: "sampling/createMessage", Limit: "rate", Suppressed: 3},
 		map[string]any{"method": "sampling/createMessage", "limit": "rate", "suppressed": 3.0}, "refused sampling/createMessage (rate), 3 more not shown"},
+	{OutputSchemaUnusable{Header: head, Tool: "weather", Error: "remote $ref"},
+		map[string]any{"tool": "weather", "error": "remote $ref"}, `output schema of tool "weather" unusable; its results go unchecked: remote $ref`},
 	{Dropped{Header: head, N: 12}, map[string]any{"n": 12.0}, "dropped 12 events"},
 }
 
