@@ -33,6 +33,13 @@ const (
 // empty Result whose Content is an empty, non-nil slice, so it marshals as
 // [] rather than null.
 func ConvertResult(r *mcp.CallToolResult) tools.Result {
+	return ConvertResultJSON(r, nil)
+}
+
+// ConvertResultJSON is ConvertResult for a caller that has the result's
+// structured content as the server sent it: structured, when not nil, is
+// Result.StructuredContent instead of a re-encoding of r's.
+func ConvertResultJSON(r *mcp.CallToolResult, structured json.RawMessage) tools.Result {
 	if r == nil {
 		return tools.Result{Content: []tools.Content{}}
 	}
@@ -70,7 +77,10 @@ func ConvertResult(r *mcp.CallToolResult) tools.Result {
 	if embedded != nil {
 		detail(DetailEmbeddedResources, embedded)
 	}
-	res.StructuredContent = StructuredJSON(r.StructuredContent)
+	res.StructuredContent = structured
+	if structured == nil {
+		res.StructuredContent = StructuredJSON(r.StructuredContent)
+	}
 	return res
 }
 

@@ -114,9 +114,9 @@ func (c *toolCall) Execute(ctx context.Context, args any) (tools.Result, error) 
 	if conn == nil {
 		return tools.Result{}, fmt.Errorf("calling %q on %q: %w", c.original, c.b.server, tools.ErrNotReady)
 	}
-	res, err := conn.CallTool(ctx, c.original, args)
+	res, structured, err := conn.CallToolJSON(ctx, c.original, args)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(conn, c.check, res), nil
+	return result(conn, c.check, res, structured), nil
 }

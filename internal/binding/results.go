@@ -20,7 +20,10 @@ import (
 // runtime's: the go-sdk validates them only on its server side, and its
 // client hands over whatever the server sent. A tool's schema is compiled
 // once when a listing brings it (a relisting with the same schema reuses
-// it), never per call; each call then validates the decoded result.
+// it), never per call; each call then validates the decoded result. On
+// protocol 2026-07-28 the SDK's client answers input-required results
+// (MRTR) inside CallTool and returns only the final result, which is the
+// one checked here.
 
 // outputCheck is one tool's compiled output schema. It never changes once
 // built, so the executors of several listings may share it.
@@ -86,7 +89,8 @@ func validatable(version string) bool {
 // schema and returns no structured content: the spec says it MUST.
 var errNoStructuredContent = errors.New("the tool returned no structured content, but it declares an output schema")
 
-// result converts r for the host: structured content and resource links
+// result converts r for the host (structured: its structured content as
+// sent, when the connection has it): structured content and resource links
 // scrubbed of the connection's secrets (they may echo one), and, when
 // check applies, the structured content validated. A result the tool
 // marked isError is not validated; one that does not match becomes a tool
@@ -94,8 +98,8 @@ var errNoStructuredContent = errors.New("the tool returned no structured content
 // the validator quotes the server's data), followed by the server's own
 // blocks; its structured content is dropped, so that a host never takes
 // it for a checked one.
-func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult) tools.Result {
-	res := adapter.ConvertResult(r)
+func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult, structured json.RawMessage) tools.Result {
+	res := adapter.ConvertResultJSON(r, structured)
 	if check != nil && check.resolved != nil && r != nil && !r.IsError {
 		err := errNoStructuredContent
 		if r.StructuredContent != nil {

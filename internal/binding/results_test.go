@@ -50,8 +50,9 @@ func TestStructuredResultsChecked(t *testing.T) {
 	byName, _, _ := resultTools(t)
 
 	ok := call(t, byName["structured"], map[string]any{"text": "hi"})
-	if ok.IsError || !jsonEq(string(ok.StructuredContent), `{"n":1,"text":"hi"}`) {
-		t.Errorf("structured = %+v (structured %s), want it unchanged", ok, ok.StructuredContent)
+	// Byte for byte as sent (the tap kept it): key order and a big id.
+	if want := `{"text":"hi","n":1,"id":` + exampleserver.StructuredID + `}`; ok.IsError || string(ok.StructuredContent) != want {
+		t.Errorf("structured = %+v (structured %s), want exactly %s", ok, ok.StructuredContent, want)
 	}
 
 	broken := call(t, byName["structured_broken"], map[string]any{"text": "hi"})
@@ -61,7 +62,7 @@ func TestStructuredResultsChecked(t *testing.T) {
 	if msg := broken.Content[0].Text; !strings.Contains(msg, "does not match its output schema") || !strings.Contains(msg, "integer") {
 		t.Errorf("mismatch message = %q, want it to say the schema wants an integer", msg)
 	}
-	if broken.Content[1].Text != `{"n":"hi","text":"hi"}` {
+	if broken.Content[1].Text != `{"text":"hi","n":"hi","id":`+exampleserver.StructuredID+`}` {
 		t.Errorf("the server's own block = %+v, want it kept after the message", broken.Content[1])
 	}
 

@@ -29,10 +29,11 @@
 // tools whose results a client must check or keep; those with an output
 // schema declare [StructuredSchema] unless noted:
 //
-//   - structured {text}: returns {"n":1,"text":text} as structured content
-//     (and as text), matching its schema.
-//   - structured_broken {text}: returns {"n":text,"text":text}, which
-//     breaks its schema (n must be an integer).
+//   - structured {text}: returns {"text":text,"n":1,"id":[StructuredID]}
+//     as structured content (and as text), matching its schema; keys in
+//     that order, and an id a float64 cannot hold.
+//   - structured_broken {text}: the same with n = text, which breaks its
+//     schema (n must be an integer).
 //   - structured_missing {}: returns text only, no structured content.
 //   - structured_failing {}: returns isError with {"n":"x"}.
 //   - remote_ref {}: returns {"x":1}; its schema, [RemoteRefSchema], has a

@@ -16,7 +16,12 @@ import (
 // secret there.
 
 // StructuredSchema is the output schema of the structured tools.
-const StructuredSchema = `{"type":"object","required":["n","text"],"properties":{"n":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`
+const StructuredSchema = `{"type":"object","required":["n","text"],"properties":{"n":{"type":"integer"},"text":{"type":"string"},"id":{"type":"integer"}},"additionalProperties":false}`
+
+// StructuredID is the id the structured tool returns: an integer a
+// float64 cannot hold, written after the other keys, so that a client
+// that re-encodes the result shows it (rounded, keys sorted).
+const StructuredID = "12345678901234567891"
 
 // RemoteRefSchema is the output schema of the remote_ref tool: its one
 // property refers to a document on another host, which a client must not
@@ -45,9 +50,9 @@ type textArgs struct {
 // addResultTools registers the result tools.
 func addResultTools(srv *mcp.Server) {
 	schema := json.RawMessage(StructuredSchema)
-	srv.AddTool(&mcp.Tool{Name: "structured", Description: `Returns {"n":1,"text":text} as structured content, matching its output schema.`,
+	srv.AddTool(&mcp.Tool{Name: "structured", Description: `Returns {"text":text,"n":1,"id":` + StructuredID + `} as structured content, matching its output schema.`,
 		InputSchema: textSchema, OutputSchema: schema}, structured(false))
-	srv.AddTool(&mcp.Tool{Name: "structured_broken", Description: `Returns {"n":text,"text":text}, which breaks its output schema (n must be an integer).`,
+	srv.AddTool(&mcp.Tool{Name: "structured_broken", Description: `Returns {"text":text,"n":text,"id":` + StructuredID + `}, which breaks its output schema (n must be an integer).`,
 		InputSchema: textSchema, OutputSchema: schema}, structured(true))
 	srv.AddTool(&mcp.Tool{Name: "structured_missing", Description: "Declares an output schema and returns text only, no structured content.",
 		InputSchema: noSchema, OutputSchema: schema}, structuredMissing)
@@ -70,12 +75,13 @@ func structured(broken bool) mcp.ToolHandler {
 		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 			return nil, fmt.Errorf("decoding the arguments: %w", err)
 		}
-		out := map[string]any{"n": 1, "text": in.Text}
+		text, _ := json.Marshal(in.Text)
+		n := "1"
 		if broken {
-			out["n"] = in.Text
+			n = string(text)
 		}
-		b, _ := json.Marshal(out)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+		b := `{"text":` + string(text) + `,"n":` + n + `,"id":` + StructuredID + `}`
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b}}, StructuredContent: json.RawMessage(b)}, nil
 	}
 }
 
