@@ -22,7 +22,9 @@ func (r *Runtime) handleListTools(w http.ResponseWriter, _ *http.Request) error 
 }
 
 // callResult is the answer of a tool call: tools.Result with "details"
-// always an object and "text" always present on a text block.
+// always an object, "text" always present on a text block, and
+// "structured_content" (the tool's structured result, checked against its
+// output schema) only when the tool returned one.
 type callResult struct {
 	Content           []callContent   `json:"content"`
 	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
