@@ -29,20 +29,39 @@ const maxLabelRunes = 160
 //     for it through the resource tools;
 //   - a resource link becomes one line, for example
 //     "[resource link: report file:///r.pdf (application/pdf, 1234 bytes) "Q3 report" - Sales by region]";
-//   - audio becomes one line, for example "[audio: audio/wav, 1234 bytes]";
+//   - audio becomes audio with its MIME type and raw (decoded) bytes; Data
+//     shares memory with the MCP block;
 //   - anything else, including nil and block types only valid in sampling
 //     (tool_use, tool_result), becomes "[unsupported content: <type>]".
+//
+// The block's annotations (audience, priority, lastModified) are kept on
+// every converted block, whatever its type. The SDK decodes priority as a
+// plain number, so a priority of 0 cannot be told from none and is left
+// out.
 //
 // Generated lines never contain a line break: server-supplied labels have
 // their whitespace collapsed, and names, titles and descriptions are cut to a
 // bounded length.
 func ConvertContent(c mcp.Content) tools.Content {
+	out := convertContent(c)
+	if c != nil && !isNil(c) {
+		out.Annotations = annotationsOf(c)
+	}
+	return out
+}
+
+func isNil(c mcp.Content) bool {
+	v := reflect.ValueOf(c)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+func convertContent(c mcp.Content) tools.Content {
 	// A typed nil pointer would panic in the cases below; it says nothing
 	// the model can use, so report it like a nil block.
 	if c == nil {
 		return text("[unsupported content: nil]")
 	}
-	if v := reflect.ValueOf(c); v.Kind() == reflect.Pointer && v.IsNil() {
+	if isNil(c) {
 		return text(fmt.Sprintf("[unsupported content: nil %T]", c))
 	}
 	switch c := c.(type) {
@@ -59,7 +78,7 @@ func ConvertContent(c mcp.Content) tools.Content {
 	case *mcp.ResourceLink:
 		return text(resourceLinkLine(c))
 	case *mcp.AudioContent:
-		return text(audioLine(c))
+		return tools.Content{Type: tools.ContentAudio, MIMEType: c.MIMEType, Data: c.Data}
 	case *mcp.ToolUseContent:
 		return text("[unsupported content: tool_use]")
 	case *mcp.ToolResultContent:
@@ -113,12 +132,33 @@ func resourceLinkLine(c *mcp.ResourceLink) string {
 	return b.String()
 }
 
-func audioLine(c *mcp.AudioContent) string {
-	size := strconv.Itoa(len(c.Data)) + " bytes"
-	if mime := shorten(c.MIMEType); mime != "" {
-		return "[audio: " + mime + ", " + size + "]"
+// annotationsOf copies the annotations of c, nil when it has none.
+func annotationsOf(c mcp.Content) *tools.ContentAnnotations {
+	var a *mcp.Annotations
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		a = c.Annotations
+	case *mcp.ImageContent:
+		a = c.Annotations
+	case *mcp.AudioContent:
+		a = c.Annotations
+	case *mcp.ResourceLink:
+		a = c.Annotations
+	case *mcp.EmbeddedResource:
+		a = c.Annotations
 	}
-	return "[audio: " + size + "]"
+	if a == nil || (len(a.Audience) == 0 && a.Priority == 0 && a.LastModified == "") {
+		return nil
+	}
+	out := &tools.ContentAnnotations{LastModified: a.LastModified}
+	for _, r := range a.Audience {
+		out.Audience = append(out.Audience, string(r))
+	}
+	if a.Priority != 0 {
+		p := a.Priority
+		out.Priority = &p
+	}
+	return out
 }
 
 // wireType names a block type this package does not know. The MCP "type"

@@ -27,6 +27,7 @@ var pngHeader = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 func int64p(n int64) *int64 { return &n }
 
 func TestConvertContent(t *testing.T) {
+	half := 0.5
 	tests := []struct {
 		name string
 		in   mcp.Content
@@ -83,8 +84,14 @@ func TestConvertContent(t *testing.T) {
 			&mcp.ResourceLink{Name: "n", URI: "u:1", Description: strings.Repeat("d", 500)},
 			text("[resource link: n u:1 - " + strings.Repeat("d", 159) + "…]"),
 		},
-		{"audio", &mcp.AudioContent{MIMEType: "audio/wav", Data: make([]byte, 1234)}, text("[audio: audio/wav, 1234 bytes]")},
-		{"audio without MIME type", &mcp.AudioContent{Data: []byte{1}}, text("[audio: 1 bytes]")},
+		{"audio", &mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF")}, tools.Content{Type: tools.ContentAudio, MIMEType: "audio/wav", Data: []byte("RIFF")}},
+		{"audio without MIME type", &mcp.AudioContent{Data: []byte{1}}, tools.Content{Type: tools.ContentAudio, Data: []byte{1}}},
+		{"annotated text", &mcp.TextContent{Text: "t", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: 0.5, LastModified: "2026-12-01T00:00:00Z"}},
+			tools.Content{Type: tools.ContentText, Text: "t", Annotations: &tools.ContentAnnotations{Audience: []string{"user"}, Priority: &half, LastModified: "2026-12-01T00:00:00Z"}}},
+		{"annotated link", &mcp.ResourceLink{URI: "mem://a", Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant"}}},
+			tools.Content{Type: tools.ContentText, Text: "[resource link: mem://a]", Annotations: &tools.ContentAnnotations{Audience: []string{"assistant"}}}},
+		{"empty annotations", &mcp.ImageContent{MIMEType: "image/png", Data: []byte{1}, Annotations: &mcp.Annotations{}},
+			tools.Content{Type: tools.ContentImage, MIMEType: "image/png", Data: []byte{1}}},
 		{"tool use", &mcp.ToolUseContent{ID: "1", Name: "x"}, text("[unsupported content: tool_use]")},
 		{
 			"tool result",

@@ -12,10 +12,12 @@
 // # Results
 //
 // [ConvertResult] and [ConvertContent] turn an MCP tool result into a
-// tools.Result that holds only text and image blocks. Everything else
-// (embedded resources, resource links, audio, block types this package does
+// tools.Result that holds only text, image and audio blocks. Everything
+// else (embedded resources, resource links, block types this package does
 // not know) becomes one readable text line, so nothing disappears silently
-// and no resource payload is pushed into the chat.
+// and no resource payload is pushed into the chat; the URIs of resource
+// links and embedded resources are also listed in Details for the host.
+// Structured content is kept as JSON in Result.StructuredContent.
 //
 // # Schemas
 //

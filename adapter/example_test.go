@@ -27,5 +27,5 @@ func ExampleConvertResult() {
 	b, _ := json.Marshal(res)
 	fmt.Println(string(b))
 	// Output:
-	// {"content":[{"type":"text","text":"saved"},{"type":"text","text":"[resource: file:///out.xml]"}],"is_error":false,"details":{"structured_content":{"path":"/out.xml"}}}
+	// {"content":[{"type":"text","text":"saved"},{"type":"text","text":"[resource: file:///out.xml]"}],"structured_content":{"path":"/out.xml"},"is_error":false,"details":{"embedded_resources":[{"uri":"file:///out.xml"}]}}
 }

@@ -1,6 +1,8 @@
 package adapter
 
 import (
+	"encoding/json"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -9,20 +11,35 @@ import (
 const (
 	// DetailIsError is true when the tool reported a failure (MCP isError).
 	DetailIsError = "is_error"
-	// DetailStructuredContent holds the tool's structured result, as the
-	// SDK decoded it.
-	DetailStructuredContent = "structured_content"
+	// DetailResourceLinks holds the result's resource link blocks as
+	// []tools.ResourceLink, in the server's order: each also became a text
+	// line for the model.
+	DetailResourceLinks = "resource_links"
+	// DetailEmbeddedResources holds the URI and MIME type of each embedded
+	// resource block as []tools.ResourceLink (no name, no contents), in the
+	// server's order: each also became a text line for the model.
+	DetailEmbeddedResources = "embedded_resources"
 )
 
 // ConvertResult turns the result of an MCP tools/call into the host's Result
 // (S6). Each content block is converted with [ConvertContent], in order, and
 // none is dropped.
 //
-// isError sets Result.IsError and Details["is_error"]=true; a non-nil
-// StructuredContent is kept as Details["structured_content"]. Details is nil
-// when neither applies. A nil result gives an empty Result whose Content is an
-// empty, non-nil slice, so it marshals as [] rather than null.
+// isError sets Result.IsError and Details["is_error"]=true; resource links
+// and embedded resources are listed under DetailResourceLinks and
+// DetailEmbeddedResources. Details is nil when none of these applies. A
+// non-nil StructuredContent becomes Result.StructuredContent, re-encoded
+// from the SDK's decoded form (see StructuredJSON). A nil result gives an
+// empty Result whose Content is an empty, non-nil slice, so it marshals as
+// [] rather than null.
 func ConvertResult(r *mcp.CallToolResult) tools.Result {
+	return ConvertResultJSON(r, nil)
+}
+
+// ConvertResultJSON is ConvertResult for a caller that has the result's
+// structured content as the server sent it: structured, when not nil, is
+// Result.StructuredContent instead of a re-encoding of r's.
+func ConvertResultJSON(r *mcp.CallToolResult, structured json.RawMessage) tools.Result {
 	if r == nil {
 		return tools.Result{Content: []tools.Content{}}
 	}
@@ -30,17 +47,57 @@ func ConvertResult(r *mcp.CallToolResult) tools.Result {
 		Content: make([]tools.Content, 0, len(r.Content)),
 		IsError: r.IsError,
 	}
+	var links, embedded []tools.ResourceLink
 	for _, c := range r.Content {
 		res.Content = append(res.Content, ConvertContent(c))
+		switch c := c.(type) {
+		case *mcp.ResourceLink:
+			if c != nil {
+				links = append(links, tools.ResourceLink{URI: c.URI, Name: c.Name, Title: c.Title,
+					Description: c.Description, MIMEType: c.MIMEType, Size: c.Size})
+			}
+		case *mcp.EmbeddedResource:
+			if c != nil && c.Resource != nil {
+				embedded = append(embedded, tools.ResourceLink{URI: c.Resource.URI, MIMEType: c.Resource.MIMEType})
+			}
+		}
 	}
-	if r.IsError {
-		res.Details = map[string]any{DetailIsError: true}
-	}
-	if r.StructuredContent != nil {
+	detail := func(key string, v any) {
 		if res.Details == nil {
 			res.Details = map[string]any{}
 		}
-		res.Details[DetailStructuredContent] = r.StructuredContent
+		res.Details[key] = v
+	}
+	if r.IsError {
+		detail(DetailIsError, true)
+	}
+	if links != nil {
+		detail(DetailResourceLinks, links)
+	}
+	if embedded != nil {
+		detail(DetailEmbeddedResources, embedded)
+	}
+	res.StructuredContent = structured
+	if structured == nil {
+		res.StructuredContent = StructuredJSON(r.StructuredContent)
 	}
 	return res
+}
+
+// StructuredJSON is a tool's structured content as JSON, nil for none.
+// The go-sdk client decodes structuredContent into an `any` (numbers as
+// float64), so this re-encodes it: key order and number spelling are the
+// encoder's, and an integer beyond 2^53 comes back rounded.
+func StructuredJSON(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	if raw, ok := v.(json.RawMessage); ok { // set by hand, not decoded
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return b
 }

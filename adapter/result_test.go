@@ -39,10 +39,13 @@ func TestConvertResult(t *testing.T) {
 				{Type: tools.ContentImage, MIMEType: "image/jpeg", Data: []byte{0xff, 0xd8}},
 				text("[resource: mem://x]"),
 				text("[resource link: l mem://y]"),
-				text("[audio: audio/ogg, 2 bytes]"),
+				{Type: tools.ContentAudio, MIMEType: "audio/ogg", Data: []byte{1, 2}},
 				text("[unsupported content: tool_use]"),
 				text("[unsupported content: nil]"),
 				text("z"),
+			}, Details: map[string]any{
+				"embedded_resources": []tools.ResourceLink{{URI: "mem://x"}},
+				"resource_links":     []tools.ResourceLink{{URI: "mem://y", Name: "l"}},
 			}},
 		},
 		{
@@ -58,22 +61,23 @@ func TestConvertResult(t *testing.T) {
 			"structured content",
 			&mcp.CallToolResult{StructuredContent: structured, Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}},
 			tools.Result{
-				Content: []tools.Content{text("{}")},
-				Details: map[string]any{"structured_content": structured},
+				Content:           []tools.Content{text("{}")},
+				StructuredContent: json.RawMessage(`{"temp":21.5,"unit":"C"}`),
 			},
 		},
 		{
 			"structured primitive",
 			&mcp.CallToolResult{StructuredContent: 42.0},
-			tools.Result{Content: []tools.Content{}, Details: map[string]any{"structured_content": 42.0}},
+			tools.Result{Content: []tools.Content{}, StructuredContent: json.RawMessage(`42`)},
 		},
 		{
 			"isError and structured content",
 			&mcp.CallToolResult{IsError: true, StructuredContent: structured},
 			tools.Result{
-				Content: []tools.Content{},
-				IsError: true,
-				Details: map[string]any{"is_error": true, "structured_content": structured},
+				Content:           []tools.Content{},
+				StructuredContent: json.RawMessage(`{"temp":21.5,"unit":"C"}`),
+				IsError:           true,
+				Details:           map[string]any{"is_error": true},
 			},
 		},
 	}
@@ -154,10 +158,13 @@ func TestConvertResultFromWire(t *testing.T) {
 			{Type: tools.ContentImage, MIMEType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")},
 			text("[resource: file:///x]"),
 			text("[resource link: y file:///y]"),
-			text("[audio: audio/wav, 3 bytes]"),
+			{Type: tools.ContentAudio, MIMEType: "audio/wav", Data: []byte{0, 0, 0}},
 		},
-		IsError: true,
-		Details: map[string]any{"is_error": true, "structured_content": map[string]any{"n": 1.0}},
+		StructuredContent: json.RawMessage(`{"n":1}`),
+		IsError:           true,
+		Details: map[string]any{"is_error": true,
+			"embedded_resources": []tools.ResourceLink{{URI: "file:///x"}},
+			"resource_links":     []tools.ResourceLink{{URI: "file:///y", Name: "y"}}},
 	}
 	if got := adapter.ConvertResult(&r); !reflect.DeepEqual(got, want) {
 		t.Errorf("ConvertResult =\n%#v\nwant\n%#v", got, want)

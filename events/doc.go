@@ -10,6 +10,7 @@
 //	StateChanged                            starting -> ready -> backoff -> …
 //	SessionStarted, SessionLost             a session begins (pid) or dies
 //	ToolsChanged, PromptsChanged            a listing, with names added/removed
+//	OutputSchemaUnusable                    a tool's results go unchecked
 //	LoginRequired, LoginCompleted,
 //	LoginFailed                             a browser login
 //	TokenRefreshed, RefreshRefused          background token renewal

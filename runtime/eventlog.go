@@ -68,6 +68,8 @@ func (l *eventLog) log(e events.Event) {
 		logger.Info("tools changed", "tools", e.Count, "added", len(e.Added)+e.AddedMore, "removed", len(e.Removed)+e.RemovedMore)
 	case events.PromptsChanged:
 		logger.Info("prompts changed", "prompts", e.Count, "added", len(e.Added)+e.AddedMore, "removed", len(e.Removed)+e.RemovedMore)
+	case events.OutputSchemaUnusable:
+		logger.Warn("output schema unusable; the tool's structured results go unchecked", "tool", e.Tool, "error", e.Error)
 	case events.LoginRequired:
 		logger.Info("waiting for the OAuth login in the browser")
 	case events.LoginCompleted:

@@ -22,27 +22,32 @@ func (r *Runtime) handleListTools(w http.ResponseWriter, _ *http.Request) error 
 }
 
 // callResult is the answer of a tool call: tools.Result with "details"
-// always an object and "text" always present on a text block.
+// always an object, "text" always present on a text block, and
+// "structured_content" (the tool's structured result, checked against its
+// output schema) only when the tool returned one.
 type callResult struct {
-	Content []callContent  `json:"content"`
-	IsError bool           `json:"is_error"`
-	Details map[string]any `json:"details"`
+	Content           []callContent   `json:"content"`
+	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
+	IsError           bool            `json:"is_error"`
+	Details           map[string]any  `json:"details"`
 }
 
 type callContent struct {
-	Type     string  `json:"type"`
-	Text     *string `json:"text,omitempty"`
-	MIMEType string  `json:"mime_type,omitempty"`
-	Data     []byte  `json:"data,omitempty"` // base64
+	Type        string                    `json:"type"`
+	Text        *string                   `json:"text,omitempty"`
+	MIMEType    string                    `json:"mime_type,omitempty"`
+	Data        []byte                    `json:"data,omitempty"` // base64
+	Annotations *tools.ContentAnnotations `json:"annotations,omitempty"`
 }
 
 func resultOf(res tools.Result) callResult {
-	out := callResult{Content: make([]callContent, 0, len(res.Content)), IsError: res.IsError, Details: res.Details}
+	out := callResult{Content: make([]callContent, 0, len(res.Content)), StructuredContent: res.StructuredContent,
+		IsError: res.IsError, Details: res.Details}
 	if out.Details == nil {
 		out.Details = map[string]any{}
 	}
 	for _, c := range res.Content {
-		cc := callContent{Type: c.Type, MIMEType: c.MIMEType, Data: c.Data}
+		cc := callContent{Type: c.Type, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations}
 		if c.Type == tools.ContentText || c.Text != "" {
 			text := c.Text
 			cc.Text = &text

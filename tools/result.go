@@ -1,36 +1,78 @@
 package tools
 
+import "encoding/json"
+
 // Content is one block of a tool result in the form an agent host hands to
-// its model: text or an image. Every other MCP block type (embedded
-// resources, resource links, audio, future types) is turned into a readable
-// text block by the adapter, so a host only ever has to handle these two.
+// its model: text, an image or audio. Every other MCP block type (embedded
+// resources, resource links, future types) is turned into a readable text
+// block by the adapter, so a host only ever has to handle these three.
 type Content struct {
-	// Type is "text" or "image".
+	// Type is "text", "image" or "audio".
 	Type string `json:"type"`
 	// Text is set for text blocks.
 	Text string `json:"text,omitempty"`
-	// MIMEType is set for image blocks, for example "image/png".
+	// MIMEType is set for image and audio blocks, for example "image/png"
+	// or "audio/wav".
 	MIMEType string `json:"mime_type,omitempty"`
-	// Data holds the raw image bytes (base64 in JSON).
+	// Data holds the raw image or audio bytes (base64 in JSON).
 	Data []byte `json:"data,omitempty"`
+	// Annotations are the block's annotations, nil when the server sent
+	// none. Like tool annotations they are the server's claims.
+	Annotations *ContentAnnotations `json:"annotations,omitempty"`
 }
 
 // Content types a host can receive.
 const (
 	ContentText  = "text"
 	ContentImage = "image"
+	ContentAudio = "audio"
 )
+
+// ContentAnnotations are what a server said about a content block (MCP
+// annotations): who it is for, how much it matters and when it changed.
+// Only what the server sent is set.
+type ContentAnnotations struct {
+	// Audience is who the block is meant for: "user", "assistant" or both.
+	Audience []string `json:"audience,omitempty"`
+	// Priority is how important the block is, from 0 (optional) to 1
+	// (required); nil when not sent.
+	Priority *float64 `json:"priority,omitempty"`
+	// LastModified is when the content last changed, as the server wrote
+	// it (ISO 8601).
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+// ResourceLink is a resource a tool result pointed to (an MCP resource
+// link block), or the identity of a resource it embedded (then only URI
+// and MIMEType are set). The model sees a text line for it; a host that
+// wants to fetch or show the resource finds these in Details.
+type ResourceLink struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty"`
+	// Size is the resource's size in bytes, nil when not sent.
+	Size *int64 `json:"size,omitempty"`
+}
 
 // Result is what a tool call returns to the host.
 type Result struct {
 	// Content is the converted content, in the server's order.
 	Content []Content `json:"content"`
-	// IsError reports that the tool itself reported a failure (MCP isError).
+	// StructuredContent is the tool's structured result as JSON, nil when
+	// the tool returned none. When the tool declares an output schema the
+	// runtime has checked it against that schema: a result that does not
+	// match arrives as IsError with a text block saying why (the SDK
+	// validates only on its server side, so this check is the runtime's).
+	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
+	// IsError reports that the tool itself reported a failure (MCP isError),
+	// or that its structured result did not match its output schema.
 	// The call still succeeded at the protocol level; the model should see
 	// the content as an error message.
 	IsError bool `json:"is_error"`
-	// Details carries what does not belong in the chat: "is_error" (true
-	// when IsError), "structured_content" (the server's structured result),
-	// and similar machine-readable extras.
+	// Details carries what does not belong in the chat, under the keys
+	// documented in package adapter: "is_error" (true when IsError),
+	// "resource_links" and "embedded_resources" ([]ResourceLink).
 	Details map[string]any `json:"details,omitempty"`
 }

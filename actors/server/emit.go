@@ -25,6 +25,9 @@ func withServer(e events.Event, name string) events.Event {
 	case events.PromptsChanged:
 		e.Server = name
 		return e
+	case events.OutputSchemaUnusable:
+		e.Server = name
+		return e
 	case events.LoginRequired:
 		e.Server = name
 		return e

@@ -229,7 +229,7 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = a.deps.Tails.Of(a.cfg.Name)
-	a.binding = binding.New(a.cfg.Name, a.logger)
+	a.binding = binding.New(a.cfg.Name, a.logger).WithEvents(a.emit)
 	if a.deps.Bindings != nil {
 		a.deps.Bindings.Put(a.binding)
 	}

@@ -236,8 +236,8 @@ func describe(res tools.Result) string {
 	var parts []string
 	for _, c := range res.Content {
 		switch c.Type {
-		case tools.ContentImage:
-			parts = append(parts, fmt.Sprintf("image %s, %d bytes", c.MIMEType, len(c.Data)))
+		case tools.ContentImage, tools.ContentAudio:
+			parts = append(parts, fmt.Sprintf("%s %s, %d bytes", c.Type, c.MIMEType, len(c.Data)))
 		default:
 			parts = append(parts, fmt.Sprintf("%q", c.Text))
 		}

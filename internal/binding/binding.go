@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -29,13 +30,27 @@ import (
 type Binding struct {
 	server  string
 	logger  *slog.Logger
+	emit    func(events.Event)
 	current atomic.Pointer[mcpconn.Conn]
+
+	// checks are the output schema checks of the last listing, by the
+	// tools' original names; only the owner touches them (in Tools).
+	checks map[string]*outputCheck
 }
 
 // New returns the binding of server, with no connection yet. logger gets
 // the entries that are skipped (an unusable schema, a name taken twice).
+// The events of its listings (OutputSchemaUnusable) go nowhere until
+// WithEvents.
 func New(server string, logger *slog.Logger) *Binding {
-	return &Binding{server: server, logger: logger}
+	return &Binding{server: server, logger: logger, emit: func(events.Event) {}}
+}
+
+// WithEvents makes emit the receiver of the binding's events and returns
+// b. It is for the owner, before the first Tools.
+func (b *Binding) WithEvents(emit func(events.Event)) *Binding {
+	b.emit = emit
+	return b
 }
 
 // Publish makes conn the connection every call of the binding's entries
@@ -51,7 +66,8 @@ func (b *Binding) Current() *mcpconn.Conn { return b.current.Load() }
 
 // Tools returns the registry entries for list, a listing of conn: the
 // server's own tools, then the resource and prompt tools conn's
-// capabilities call for.
+// capabilities call for. It is for the binding's owner, like Publish: it
+// compiles the output schemas it has not seen yet (see checkFor).
 func (b *Binding) Tools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
 	return append(b.toolsOf(conn, list), b.metaTools(conn, list)...)
 }
@@ -59,6 +75,8 @@ func (b *Binding) Tools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
 func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
 	var list []tools.Tool
 	seen := map[string]string{} // registry name -> original name
+	checks := map[string]*outputCheck{}
+	defer func() { b.checks = checks }()
 	for _, t := range from {
 		schema, err := conn.InputSchema(t)
 		if err != nil {
@@ -73,23 +91,32 @@ func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
 			continue
 		}
 		seen[name] = t.Name
-		list = append(list, conn.WithMetadata(t, tools.NewTool(name, b.server, t.Name, t.Description, schema, b.executor(t.Name))))
+		call := &toolCall{b: b, original: t.Name}
+		tool := conn.WithMetadata(t, tools.NewTool(name, b.server, t.Name, t.Description, schema, call))
+		// Set before the tool is registered, which publishes it to callers.
+		call.check = b.checkFor(conn, t.Name, tool.OutputSchema, checks)
+		list = append(list, tool)
 	}
 	return list
 }
 
-// executor calls original on whatever connection is current when the call
-// starts.
-func (b *Binding) executor(original string) tools.ExecutorFunc {
-	return func(ctx context.Context, args any) (tools.Result, error) {
-		conn := b.current.Load()
-		if conn == nil {
-			return tools.Result{}, fmt.Errorf("calling %q on %q: %w", original, b.server, tools.ErrNotReady)
-		}
-		res, err := conn.CallTool(ctx, original, args)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		return adapter.ConvertResult(res), nil
+// toolCall calls original on whatever connection is current when the call
+// starts, and checks its structured result with check (nil: none).
+type toolCall struct {
+	b        *Binding
+	original string
+	check    *outputCheck
+}
+
+// Execute implements tools.Executor.
+func (c *toolCall) Execute(ctx context.Context, args any) (tools.Result, error) {
+	conn := c.b.current.Load()
+	if conn == nil {
+		return tools.Result{}, fmt.Errorf("calling %q on %q: %w", c.original, c.b.server, tools.ErrNotReady)
 	}
+	res, structured, err := conn.CallToolJSON(ctx, c.original, args)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return result(conn, c.check, res, structured), nil
 }

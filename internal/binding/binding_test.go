@@ -24,6 +24,13 @@ func connTo(t *testing.T, answer string) *mcpconn.Conn {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: answer}}}, nil
 		})
+	return dialServer(t, srv, nil)
+}
+
+// dialServer connects to srv in memory, as a local server whose config has
+// env (whose values the connection's scrubber learns).
+func dialServer(t *testing.T, srv *mcp.Server, env map[string]string) *mcpconn.Conn {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {
@@ -31,7 +38,7 @@ func connTo(t *testing.T, answer string) *mcpconn.Conn {
 	}
 	t.Cleanup(func() { ss.Close() })
 	conn, err := mcpconn.Dial(t.Context(), mcpconn.Options{
-		Server:    config.Server{Name: "srv", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
+		Server:    config.Server{Name: "srv", Type: config.TypeLocal, Command: []string{"unused"}, Env: env, Enabled: true},
 		Transport: ct, Grace: 100 * time.Millisecond, Client: &mcp.Implementation{Name: "binding-test"},
 	})
 	if err != nil {

@@ -33,6 +33,26 @@
 //     "answer: <the last answer's text>" and "stop_reason: <its reason>".
 //     A client that does not declare sampling with tools gets a tool error.
 //
+// With [Options.ResultTools] (demo serve -result-tools) it also has
+// tools whose results a client must check or keep; those with an output
+// schema declare [StructuredSchema] unless noted:
+//
+//   - structured {text}: returns {"text":text,"n":1,"id":[StructuredID]}
+//     as structured content (and as text), matching its schema; keys in
+//     that order, and an id a float64 cannot hold.
+//   - structured_broken {text}: the same with n = text, which breaks its
+//     schema (n must be an integer).
+//   - structured_missing {}: returns text only, no structured content.
+//   - structured_failing {}: returns isError with {"n":"x"}.
+//   - remote_ref {}: returns {"x":1}; its schema, [RemoteRefSchema], has a
+//     $ref to a document on another host.
+//   - audio {}: one audio block, [AudioMIMEType] with [AudioData].
+//   - annotated {text}: a text block [AnnotatedText] annotated for the
+//     user (priority [AnnotatedPrio], last modified [AnnotatedWhen]), a
+//     resource link to [LinkURIPrefix]+text named "note "+text (title
+//     "Note", description "the note "+text, [LinkMIMEType], [LinkSize]
+//     bytes), and an embedded resource [EmbeddedURI] ([EmbeddedMIMEType]).
+//
 // # Prompts and resources
 //
 //   - prompt greet {name, style}: one user message, "Please greet <name>."

@@ -50,6 +50,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.UpdateTool, "update-tool", false, "register the update tool, which changes a note demo://notes/{id} and tells the clients subscribed to it")
 	fs.BoolVar(&opts.LeakTool, "leak-tool", false, "register the leak tool, which quotes environment variables and request headers in errors and on stderr")
 	fs.BoolVar(&opts.FaultTools, "fault-tools", false, "register the fault tools: huge (one answer of any size) and ask (floods the client with sampling or elicitation requests)")
+	fs.BoolVar(&opts.ResultTools, "result-tools", false, "register the result tools: structured, structured_broken, structured_missing, structured_failing, remote_ref, audio and annotated")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")

@@ -48,6 +48,11 @@ type Options struct {
 	// a flood of sampling or elicitation requests to the client. Off by
 	// default, like ChangeTool.
 	FaultTools bool
+	// ResultTools registers the result tools: structured content that
+	// matches its output schema and some that does not, an output schema
+	// with a remote $ref, audio, annotations and resource links (see the
+	// package doc). Off by default, like ChangeTool.
+	ResultTools bool
 	// Protocol, if set, is the only protocol version the server speaks
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).

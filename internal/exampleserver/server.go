@@ -12,15 +12,16 @@ const version = "0.1.0"
 
 // instructions is deliberately short: clients may show it to a model.
 const instructions = "Example server for mcpvisor demos and tests. " +
-	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, consult " +
-	"(and change and update, when enabled). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
+	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, described, consult " +
+	"(and, when enabled, change; update; structured, structured_broken, structured_missing, structured_failing, " +
+	"remote_ref, audio, annotated). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
 	"(subscribable; update changes a note). Completions: greet's arguments and the note id."
 
 // NewServer returns the example MCP server with all its tools, prompts and
 // resources registered, for use with any transport (in-memory ones in tests
 // and benchmarks).
 //
-// Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools, Protocol,
+// Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools, ResultTools, Protocol,
 // PanicOnTool and Stderr apply here; the others concern the process or the
 // stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
@@ -49,6 +50,9 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	}
 	if opts.FaultTools {
 		addFaultTools(srv)
+	}
+	if opts.ResultTools {
+		addResultTools(srv)
 	}
 	addPrompts(srv)
 	n := &notes{}

@@ -36,7 +36,10 @@ func (t tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 //   - the SDK decodes a tool's input and output schemas into maps, which
 //     reorders keys and rounds big numbers, and its annotations into plain
 //     booleans, which loses whether a hint was sent; the tap keeps the
-//     schemas, the annotations and the _meta exactly as sent.
+//     schemas, the annotations and the _meta exactly as sent;
+//   - it decodes a result's structuredContent into an `any` the same way;
+//     the tap hands the bytes to the call that asked for them (see
+//     Conn.CallToolJSON).
 //
 // It is only used on stdio connections: the SDK's HTTP connections carry
 // unexported hooks that a wrapper would hide.
@@ -48,8 +51,14 @@ type wireTap struct {
 	tooLarge atomic.Pointer[error]
 
 	mu      sync.Mutex
-	pending map[jsonrpc.ID]string // outgoing tools/call and tools/list by id
-	schemas map[string]tappedTool // tool name -> its parts as sent
+	pending map[jsonrpc.ID]pendingCall // outgoing tools/call and tools/list by id
+	schemas map[string]tappedTool      // tool name -> its parts as sent
+}
+
+// pendingCall is an outgoing request the tap waits to see answered.
+type pendingCall struct {
+	method string
+	slot   *structuredSlot // a tools/call's receiver of its structuredContent, or nil
 }
 
 // tappedTool is the part of a tools/list entry the tap keeps as sent.
@@ -61,13 +70,14 @@ type tappedTool struct {
 }
 
 func newWireTap() *wireTap {
-	return &wireTap{pending: map[jsonrpc.ID]string{}, schemas: map[string]tappedTool{}}
+	return &wireTap{pending: map[jsonrpc.ID]pendingCall{}, schemas: map[string]tappedTool{}}
 }
 
 func (w *wireTap) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && (req.Method == "tools/call" || req.Method == "tools/list") {
+		slot, _ := ctx.Value(structuredSlotKey{}).(*structuredSlot)
 		w.mu.Lock()
-		w.pending[req.ID] = req.Method
+		w.pending[req.ID] = pendingCall{req.Method, slot}
 		w.mu.Unlock()
 	}
 	return w.Connection.Write(ctx, msg)
@@ -84,15 +94,16 @@ func (w *wireTap) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, err
 	}
 	w.mu.Lock()
-	method, tracked := w.pending[resp.ID]
+	call, tracked := w.pending[resp.ID]
 	delete(w.pending, resp.ID)
 	w.mu.Unlock()
 	if !tracked || resp.Error != nil {
 		return msg, nil
 	}
-	switch method {
+	switch call.method {
 	case "tools/call":
 		resp.Result = readableContent(resp.Result)
+		call.slot.keep(resp.Result)
 	case "tools/list":
 		w.keepSchemas(resp.Result)
 	}

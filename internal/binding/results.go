@@ -1,0 +1,150 @@
+package binding
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
+	"github.com/openprogram/mcpvisor/internal/redact"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// Checking structured results against a tool's output schema (T2) is the
+// runtime's: the go-sdk validates them only on its server side, and its
+// client hands over whatever the server sent. A tool's schema is compiled
+// once when a listing brings it (a relisting with the same schema reuses
+// it), never per call; each call then validates the decoded result. On
+// protocol 2026-07-28 the SDK's client answers input-required results
+// (MRTR) inside CallTool and returns only the final result, which is the
+// one checked here.
+
+// outputCheck is one tool's compiled output schema. It never changes once
+// built, so the executors of several listings may share it.
+type outputCheck struct {
+	schema   string               // the schema as listed, to recognise it in a relisting
+	resolved *jsonschema.Resolved // nil: unusable, results go unchecked
+}
+
+// checkFor returns the check of tool original for its output schema, or
+// nil when it declares none. A schema seen for the first time is compiled
+// here; one that cannot be compiled gives a check that lets every result
+// through, and one OutputSchemaUnusable event. It runs on the binding's
+// owner only (see Tools).
+func (b *Binding) checkFor(conn *mcpconn.Conn, original string, schema json.RawMessage, next map[string]*outputCheck) *outputCheck {
+	if schema == nil {
+		return nil
+	}
+	if c := b.checks[original]; c != nil && c.schema == string(schema) {
+		next[original] = c
+		return c
+	}
+	c := &outputCheck{schema: string(schema)}
+	resolved, err := compileOutputSchema(schema)
+	if err != nil {
+		b.emit(events.OutputSchemaUnusable{Tool: original, Error: conn.ScrubError(err.Error())})
+	} else {
+		c.resolved = resolved
+	}
+	next[original] = c
+	return c
+}
+
+// compileOutputSchema decodes and resolves schema without a loader: a
+// $ref to a document outside the schema fails here rather than being
+// fetched from wherever a server points it.
+func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("decoding the output schema: %w", err)
+	}
+	if !validatable(s.Schema) {
+		return nil, fmt.Errorf("output schema version %q: only draft-07 and draft 2020-12 are supported", s.Schema)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("resolving the output schema: %w", err)
+	}
+	return r, nil
+}
+
+// validatable mirrors the "$schema" values jsonschema-go's Validate takes,
+// so that a schema it would refuse at every call is unusable at once.
+func validatable(version string) bool {
+	switch version {
+	case "", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#",
+		"https://json-schema.org/draft/2020-12/schema":
+		return true
+	}
+	return false
+}
+
+// errNoStructuredContent is the mismatch of a tool that declares an output
+// schema and returns no structured content: the spec says it MUST.
+var errNoStructuredContent = errors.New("the tool returned no structured content, but it declares an output schema")
+
+// result converts r for the host (structured: its structured content as
+// sent, when the connection has it): structured content and resource links
+// scrubbed of the connection's secrets (they may echo one), and, when
+// check applies, the structured content validated. A result the tool
+// marked isError is not validated; one that does not match becomes a tool
+// error whose first block says what did not match (scrubbed and bounded:
+// the validator quotes the server's data), followed by the server's own
+// blocks; its structured content is dropped, so that a host never takes
+// it for a checked one.
+func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult, structured json.RawMessage) tools.Result {
+	res := adapter.ConvertResultJSON(r, structured)
+	if check != nil && check.resolved != nil && r != nil && !r.IsError {
+		err := errNoStructuredContent
+		if r.StructuredContent != nil {
+			err = check.resolved.Validate(r.StructuredContent)
+		}
+		if err != nil {
+			return mismatch(conn, res, err)
+		}
+	}
+	scrubResult(conn, &res)
+	return res
+}
+
+func mismatch(conn *mcpconn.Conn, res tools.Result, err error) tools.Result {
+	msg := tools.Content{Type: tools.ContentText,
+		Text: "[the tool's structured result does not match its output schema: " + conn.ScrubError(err.Error()) + "]"}
+	res.Content = append([]tools.Content{msg}, res.Content...)
+	res.StructuredContent = nil
+	res.IsError = true
+	if res.Details == nil {
+		res.Details = map[string]any{}
+	}
+	res.Details[adapter.DetailIsError] = true
+	scrubResult(conn, &res)
+	return res
+}
+
+// scrubResult scrubs the machine-readable parts of res. A scrub that
+// happened to cut through JSON syntax (a secret's raw form spanning a
+// quote) leaves a JSON string saying so rather than invalid JSON.
+func scrubResult(conn *mcpconn.Conn, res *tools.Result) {
+	if res.StructuredContent != nil {
+		if s := conn.Scrub(string(res.StructuredContent)); s != string(res.StructuredContent) {
+			res.StructuredContent = json.RawMessage(s)
+			if !json.Valid(res.StructuredContent) {
+				res.StructuredContent = json.RawMessage(strconv.Quote(redact.Marker))
+			}
+		}
+	}
+	for _, key := range []string{adapter.DetailResourceLinks, adapter.DetailEmbeddedResources} {
+		links, _ := res.Details[key].([]tools.ResourceLink)
+		for i := range links {
+			l := &links[i]
+			l.URI, l.Name, l.Title = conn.Scrub(l.URI), conn.Scrub(l.Name), conn.Scrub(l.Title)
+			l.Description, l.MIMEType = conn.Scrub(l.Description), conn.Scrub(l.MIMEType)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CallToolJSON is CallTool that also returns the result's structuredContent
+// as the server sent it, where the wire tap sees the bytes (stdio): the
+// SDK decodes it into an `any`, and re-encoding that reorders keys and
+// rounds integers beyond 2^53. It is nil on HTTP and SSE and when the
+// result has none; the caller then re-encodes the SDK's value. The cost
+// on stdio is one context value per call, and a scan of the result only
+// when it has structured content.
+func (c *Conn) CallToolJSON(ctx context.Context, name string, args any) (*mcp.CallToolResult, json.RawMessage, error) {
+	if c.tap == nil {
+		res, err := c.CallTool(ctx, name, args)
+		return res, nil, err
+	}
+	slot := &structuredSlot{}
+	res, err := c.CallTool(context.WithValue(ctx, structuredSlotKey{}, slot), name, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A call the SDK retried for input (MRTR, protocol 2026-07-28) shares
+	// its context: the slot holds the last answer, the one returned.
+	if raw := slot.raw.Load(); raw != nil {
+		return res, *raw, nil
+	}
+	return res, nil, nil
+}
+
+// structuredSlotKey carries a call's structuredSlot from CallToolJSON to
+// the wire tap, which sees the request in Write with the caller's context.
+type structuredSlotKey struct{}
+
+// structuredSlot receives the structuredContent of a tools/call answer.
+// The tap sets it on the session's reading goroutine; the caller reads it
+// once the SDK handed over the result.
+type structuredSlot struct {
+	raw atomic.Pointer[json.RawMessage]
+}
+
+var structuredKey = []byte(`"structuredContent"`)
+
+// keep stores result's structuredContent, if it has one. A result without
+// the key costs one byte scan.
+func (s *structuredSlot) keep(result json.RawMessage) {
+	if s == nil {
+		return
+	}
+	if !bytes.Contains(result, structuredKey) {
+		s.raw.Store(nil)
+		return
+	}
+	var r struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if json.Unmarshal(result, &r) != nil || nonNull(r.StructuredContent) == nil {
+		s.raw.Store(nil)
+		return
+	}
+	s.raw.Store(&r.StructuredContent) // Unmarshal copied the bytes
+}
+
+// Scrub is text with every secret of this connection replaced, for
+// server data the runtime passes on in fields of its own (structured
+// results, resource link details).
+func (c *Conn) Scrub(text string) string { return c.scrub.String(text) }
+
+// ScrubError is Scrub for a text that quotes server data in an error the
+// runtime writes (a schema or validation error): scrubbed, then bounded
+// like every error that leaves a connection.
+func (c *Conn) ScrubError(text string) string { return c.scrub.ErrorString(text) }
