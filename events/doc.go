@@ -8,7 +8,8 @@
 //
 //	ServerAdded, ServerRemoved              a server enters or leaves the config
 //	StateChanged                            starting -> ready -> backoff -> …
-//	SessionStarted, SessionLost             a session begins (pid) or dies
+//	SessionStarted, SessionLost             a session begins (pid, server info) or dies
+//	InstructionsChanged                     a server's instructions text changed
 //	ToolsChanged, PromptsChanged            a listing, with names added/removed
 //	LoginRequired, LoginCompleted,
 //	LoginFailed                             a browser login
