@@ -24,8 +24,9 @@
 // Each embeds a Header (Server, Time, Seq), has String() for a human and
 // MarshalJSON for a machine: snake_case, with "seq", "type", "server",
 // "time" and the event's own fields ({"type":"state_changed","from":…}).
-// Fields are plain strings, numbers and times, scrubbed of secrets by
-// whoever emits them; nothing in this package can carry a token.
+// Fields are plain strings, numbers and times (and ServerInfo, made of
+// strings), scrubbed of secrets and bounded by whoever emits them;
+// nothing in this package can carry a token.
 //
 // # Emitting
 //

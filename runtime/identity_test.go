@@ -112,13 +112,25 @@ func TestServerIdentity(t *testing.T) {
 	if _, err := rt.RestartServer(context.Background(), "ex"); err != nil {
 		t.Fatal(err)
 	}
+	var sessions int
 	record(testutil.AwaitEvent(t, sub, 30*time.Second, "the same text's session ready, with no instructions event", func(e events.Event) bool {
-		if _, ok := e.(events.InstructionsChanged); ok {
+		switch e := e.(type) {
+		case events.InstructionsChanged:
 			t.Fatalf("instructions event for a session with the same text: %v", e)
+		case events.SessionStarted:
+			sessions++
+			// The same info as the first session's: one copy for both.
+			if e.ServerInfo != started.ServerInfo {
+				t.Errorf("a session with the same server info holds a copy of its own")
+			}
+		case events.StateChanged:
+			return e.To == "ready"
 		}
-		sc, ok := e.(events.StateChanged)
-		return ok && sc.To == "ready"
+		return false
 	}))
+	if sessions != 1 {
+		t.Errorf("%d sessions started before ready, want 1", sessions)
+	}
 
 	// Disabled: the text goes, with an event; no server info is shown.
 	if _, err := rt.PatchServer(context.Background(), "ex", []byte(`{"enabled": false}`)); err != nil {
