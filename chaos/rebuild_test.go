@@ -124,8 +124,14 @@ func (r *rebuild) apply(e events.Event) {
 		if to != status.Authorizing {
 			s.AuthorizeURL = ""
 		}
+		if to == status.Disabled {
+			s.ServerInfo, s.ProtocolVersion = nil, ""
+		}
 	case events.SessionStarted:
 		s.PID = e.PID
+		s.ServerInfo, s.ProtocolVersion = e.ServerInfo, e.ProtocolVersion
+	case events.InstructionsChanged:
+		s.Instructions = e.Instructions // the board drops one that says what it shows
 	case events.ToolsChanged:
 		s.ToolCount = e.Count
 	case events.PromptsChanged:
@@ -197,6 +203,9 @@ func serverDiff(got, mine status.Server) []string {
 	field("PID", got.PID, mine.PID)
 	field("AuthorizeURL", got.AuthorizeURL, mine.AuthorizeURL)
 	field("RequestsRefused", got.RequestsRefused, mine.RequestsRefused)
+	field("ProtocolVersion", got.ProtocolVersion, mine.ProtocolVersion)
+	field("Instructions", got.Instructions, mine.Instructions)
+	field("ServerInfo", fmt.Sprint(got.ServerInfo), fmt.Sprint(mine.ServerInfo))
 	return d
 }
 

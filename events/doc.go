@@ -8,7 +8,8 @@
 //
 //	ServerAdded, ServerRemoved              a server enters or leaves the config
 //	StateChanged                            starting -> ready -> backoff -> …
-//	SessionStarted, SessionLost             a session begins (pid) or dies
+//	SessionStarted, SessionLost             a session begins (pid, server info) or dies
+//	InstructionsChanged                     a server's instructions text changed
 //	ToolsChanged, PromptsChanged            a listing, with names added/removed
 //	OutputSchemaUnusable                    a tool's results go unchecked
 //	LoginRequired, LoginCompleted,
@@ -25,8 +26,9 @@
 // Each embeds a Header (Server, Time, Seq), has String() for a human and
 // MarshalJSON for a machine: snake_case, with "seq", "type", "server",
 // "time" and the event's own fields ({"type":"state_changed","from":…}).
-// Fields are plain strings, numbers and times, scrubbed of secrets by
-// whoever emits them; nothing in this package can carry a token.
+// Fields are plain strings, numbers and times (and ServerInfo, made of
+// strings), scrubbed of secrets and bounded by whoever emits them;
+// nothing in this package can carry a token.
 //
 // # Emitting
 //

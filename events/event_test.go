@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openprogram/mcpvisor/tools"
 )
 
 var (
@@ -32,8 +34,15 @@ var everyType = []struct {
 		map[string]any{"from": "ready", "to": "backoff", "error": "exit status 1", "error_kind": "session_lost",
 			"next_retry_at": "2026-12-01T12:00:00.8Z", "restarts": 2.0},
 		"state ready -> backoff (restarts 2, next retry 2026-12-01T12:00:00.8Z, session_lost): exit status 1"},
-	{SessionStarted{Header: head, PID: 4242, ProtocolVersion: "2025-06-18"},
-		map[string]any{"pid": 4242.0, "protocol_version": "2025-06-18"}, "session started (pid 4242)"},
+	{SessionStarted{Header: head, PID: 4242, ProtocolVersion: "2025-06-18",
+		ServerInfo: &ServerInfo{Name: "disk", Title: "Disk", Version: "1.2", WebsiteURL: "https://disk.example",
+			Icons: []tools.Icon{{Src: "https://disk.example/i.png", MIMEType: "image/png", Sizes: []string{"48x48"}}}}},
+		map[string]any{"pid": 4242.0, "protocol_version": "2025-06-18", "server_info": map[string]any{
+			"name": "disk", "title": "Disk", "version": "1.2", "website_url": "https://disk.example",
+			"icons": []any{map[string]any{"src": "https://disk.example/i.png", "mime_type": "image/png", "sizes": []any{"48x48"}}}}},
+		"session started (pid 4242) protocol 2025-06-18 server disk 1.2"},
+	{InstructionsChanged{Header: head, Instructions: "Use read before write."},
+		map[string]any{"instructions": "Use read before write."}, "instructions changed (22 bytes)"},
 	{SessionLost{Header: head, Error: "EOF", ExitStatus: "signal: killed"},
 		map[string]any{"error": "EOF", "exit_status": "signal: killed"}, "session lost (signal: killed): EOF"},
 	{ToolsChanged{Header: head, Count: 3, Added: []string{"read"}},
@@ -137,6 +146,13 @@ func TestRemoteSessionAndQuietFields(t *testing.T) {
 	data, _ := json.Marshal(SessionStarted{Header: head, ProtocolVersion: "2025-06-18"})
 	if strings.Contains(string(data), "pid") {
 		t.Errorf("a remote session's JSON %s has a pid", data)
+	}
+	if strings.Contains(string(data), "server_info") {
+		t.Errorf("a session without server info has one in its JSON %s", data)
+	}
+	data, _ = json.Marshal(InstructionsChanged{Header: head})
+	if !strings.Contains(string(data), `"instructions":""`) || !strings.Contains((InstructionsChanged{Header: head}).String(), "cleared") {
+		t.Errorf("instructions that went away: JSON %s, want an empty instructions member, and a String saying cleared", data)
 	}
 	data, _ = json.Marshal(StateChanged{Header: head, From: "starting", To: "ready"})
 	for _, k := range []string{"next_retry_at", "error"} {

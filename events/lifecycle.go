@@ -109,13 +109,16 @@ func (e StateChanged) MarshalJSON() ([]byte, error) {
 
 func (e StateChanged) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
 
-// SessionStarted says a server's MCP session is initialised.
+// SessionStarted says a server's MCP session is initialised, and who
+// the server said it is.
 type SessionStarted struct {
 	Header
 	// PID is the stdio server's process id; 0 for a remote server.
 	PID int
 	// ProtocolVersion is the MCP version the server negotiated.
 	ProtocolVersion string
+	// ServerInfo is who the server says it is; nil if it sent nothing.
+	ServerInfo *ServerInfo
 }
 
 // Type implements Event.
@@ -129,6 +132,12 @@ func (e SessionStarted) String() string {
 	if e.ProtocolVersion != "" {
 		s += " protocol " + e.ProtocolVersion
 	}
+	if i := e.ServerInfo; i != nil {
+		s += " server " + i.Name
+		if i.Version != "" {
+			s += " " + i.Version
+		}
+	}
 	return s
 }
 
@@ -136,9 +145,10 @@ func (e SessionStarted) String() string {
 func (e SessionStarted) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		wireHeader
-		PID             int    `json:"pid,omitempty"`
-		ProtocolVersion string `json:"protocol_version"`
-	}{e.wire(TypeSessionStarted), e.PID, e.ProtocolVersion})
+		PID             int         `json:"pid,omitempty"`
+		ProtocolVersion string      `json:"protocol_version"`
+		ServerInfo      *ServerInfo `json:"server_info,omitempty"`
+	}{e.wire(TypeSessionStarted), e.PID, e.ProtocolVersion, e.ServerInfo})
 }
 
 func (e SessionStarted) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }

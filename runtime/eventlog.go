@@ -61,7 +61,12 @@ func (l *eventLog) log(e events.Event) {
 	case events.StateChanged:
 		l.stateChanged(logger, e)
 	case events.SessionStarted:
+		if i := e.ServerInfo; i != nil {
+			logger = logger.With("server_name", i.Name, "server_version", i.Version)
+		}
 		logger.Info("session started", "pid", e.PID, "protocol_version", e.ProtocolVersion)
+	case events.InstructionsChanged:
+		logger.Info("instructions changed", "bytes", len(e.Instructions)) // the text is for the prompt, not the log
 	case events.SessionLost:
 		logger.Warn("session lost", "error", e.Error, "exit_status", e.ExitStatus)
 	case events.ToolsChanged:

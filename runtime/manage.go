@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
@@ -44,6 +45,13 @@ type ServerEntry struct {
 	Env                map[string]config.SecretView `json:"env"`
 	Headers            map[string]config.SecretView `json:"headers"`
 	Auth               config.AuthView              `json:"auth"`
+	// ServerInfo, ProtocolVersion and Instructions are what the server
+	// said in its last session's initialize, scrubbed and bounded; while
+	// the server is not ready they are the last known (see
+	// status.Server).
+	ServerInfo      *events.ServerInfo `json:"server_info,omitempty"`
+	ProtocolVersion string             `json:"protocol_version,omitempty"`
+	Instructions    string             `json:"instructions,omitempty"`
 }
 
 // ToolEntry is one registered tool of a server, as ServerDetail lists it.
@@ -82,6 +90,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,
+		ServerInfo: st.ServerInfo, ProtocolVersion: st.ProtocolVersion, Instructions: st.Instructions,
 	}
 }
 

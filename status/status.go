@@ -77,6 +77,15 @@ type Server struct {
 	// StderrTail is the server's last stderr lines, oldest first, with known
 	// secrets removed.
 	StderrTail []string `json:"stderr_tail,omitempty"`
+
+	// ServerInfo, ProtocolVersion and Instructions are what the server
+	// said in its last session's initialize (scrubbed and bounded). They
+	// outlive the session: while the server is not ready (starting,
+	// backoff, failed, …) they are the last known, and Ready false says
+	// so; a disabled or removed server has none.
+	ServerInfo      *events.ServerInfo `json:"server_info,omitempty"`
+	ProtocolVersion string             `json:"protocol_version,omitempty"`
+	Instructions    string             `json:"instructions,omitempty"`
 }
 
 // Board is the set of server statuses of one runtime, kept by Apply from
@@ -102,6 +111,11 @@ type Server struct {
 //     server's last word, or a stopped flood's), is not a refusal);
 //   - ConfigError from ConfigRejected, cleared by ConfigSaved and
 //     ConfigLoaded;
+//   - ServerInfo and ProtocolVersion from SessionStarted, kept while the
+//     server is not ready and cleared by a move to disabled;
+//   - Instructions from InstructionsChanged; one that says what the
+//     board shows already (a reconnect with the same text) is no news:
+//     Apply returns nil;
 //   - StderrTail is read live, when the status is, from the tail lookup
 //     the Board was made with.
 type Board struct {
@@ -124,7 +138,8 @@ func NewBoard(tails func(name string) []string) *Board {
 // the Restarts it counted, so that every consumer of the event reads what
 // Status() says. A StateChanged identical to what the board shows (state,
 // error, error kind and next retry) is no news: Apply returns nil and the
-// Bus drops it. Other events are returned as they are.
+// Bus drops it; so is an InstructionsChanged whose text the board shows
+// already. Other events are returned as they are.
 func (b *Board) Apply(e events.Event) events.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -135,6 +150,14 @@ func (b *Board) Apply(e events.Event) events.Event {
 		delete(b.entries, e.Server)
 	case events.StateChanged:
 		return b.stateChanged(e)
+	case events.InstructionsChanged:
+		if s := b.entries[e.Server]; s != nil {
+			if s.Instructions == e.Instructions {
+				return nil
+			}
+			s.Instructions = e.Instructions
+		}
+		return e
 	case events.ConfigRejected:
 		b.configError = e.Error
 	case events.ConfigSaved, events.ConfigLoaded:
@@ -147,6 +170,7 @@ func (b *Board) Apply(e events.Event) events.Event {
 	switch e := e.(type) {
 	case events.SessionStarted:
 		s.PID = e.PID
+		s.ServerInfo, s.ProtocolVersion = e.ServerInfo, e.ProtocolVersion
 	case events.SessionLost:
 		// PID goes with the state change that follows.
 	case events.ToolsChanged:
@@ -207,6 +231,9 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 	if to != Authorizing {
 		s.AuthorizeURL = ""
 	}
+	if to == Disabled {
+		s.ServerInfo, s.ProtocolVersion = nil, ""
+	}
 	e.From, e.Restarts = string(from), s.Restarts
 	return e
 }
@@ -226,6 +253,7 @@ func (b *Board) Get(name string) (Server, bool) {
 	var s Server
 	if p != nil {
 		s = *p
+		s.ServerInfo = p.ServerInfo.Clone() // the caller may change its copy
 	}
 	b.mu.RUnlock()
 	if p == nil || s.State == "" {

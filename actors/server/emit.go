@@ -1,9 +1,11 @@
 package server
 
 import (
+	"reflect"
 	"slices"
 
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -17,6 +19,9 @@ func withServer(e events.Event, name string) events.Event {
 		e.Server = name
 		return e
 	case events.SessionLost:
+		e.Server = name
+		return e
+	case events.InstructionsChanged:
 		e.Server = name
 		return e
 	case events.ToolsChanged:
@@ -39,6 +44,20 @@ func withServer(e events.Event, name string) events.Event {
 		return e
 	}
 	return e
+}
+
+// sessionStarted emits who the new session's server is, and its
+// instructions. InstructionsChanged goes out for every session, before
+// the move to ready: the status board, which holds the text shown, drops
+// it when the text is the same (a reconnect, a respawned actor).
+func (a *Actor) sessionStarted(conn *mcpconn.Conn) {
+	id := conn.Identity()
+	if reflect.DeepEqual(a.info, id.ServerInfo) {
+		id.ServerInfo = a.info
+	}
+	a.info = id.ServerInfo
+	a.emit(events.SessionStarted{PID: conn.PID(), ProtocolVersion: id.ProtocolVersion, ServerInfo: id.ServerInfo})
+	a.emit(events.InstructionsChanged{Instructions: id.Instructions})
 }
 
 // toolsChanged records the tools now registered and emits the change, if

@@ -94,6 +94,10 @@ type Actor struct {
 	// the state (a StateChanged is emitted when st differs from it).
 	toolNames, promptNames []string
 	shown                  status.Server
+	// info is the server info of the last session, reused while a new
+	// session says the same, so that the events of a flapping server
+	// share one copy.
+	info *events.ServerInfo
 
 	// Recovery of a lost session (V1): recovering from the loss until a
 	// session is ready again or a command takes over; retryToken tells the
@@ -285,6 +289,7 @@ func (a *Actor) disable(c actor.Context, msg messages.Disable) {
 	a.stopSession(c)
 	a.spawnDue = false
 	a.st.Error, a.st.ErrorKind = "", ""
+	a.emit(events.InstructionsChanged{}) // out of the host's prompt (the board drops it if none were shown)
 	a.setState(status.Disabled)
 	a.settle(c)
 }
@@ -336,7 +341,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 		a.loggedIn = false
 		a.emit(events.LoginCompleted{})
 	}
-	a.emit(events.SessionStarted{PID: conn.PID(), ProtocolVersion: conn.ProtocolVersion()})
+	a.sessionStarted(conn)
 	// Ready is emitted before the tools appear (and a loss unregisters
 	// them before the state changes), so a registered tool always belongs
 	// to a server that shows ready.

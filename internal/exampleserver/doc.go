@@ -78,6 +78,15 @@
 // subscribed to it (on protocol 2026-07-28, on their subscriptions/listen
 // stream for the URI).
 //
+// # Who it is
+//
+// Its serverInfo has the name [Options.Name], the title [Title], the
+// version 0.1.0, the website [WebsiteURL] and two icons (a small SVG
+// data: URI, and [IconURL] for dark themes). Its instructions are a fixed
+// text naming the tools, prompts and resources, followed by the text of
+// [Options.InstructionsFile] (demo serve -instructions-file PATH), read
+// at start: rewriting the file and restarting the server changes them.
+//
 // # Changing the lists
 //
 // With [Options.ChangeTool] (demo serve -change-tool) the server also has

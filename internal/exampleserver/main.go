@@ -30,6 +30,8 @@ const (
 //	-change-tool           register the change tool, which adds tools, prompts and resources
 //	-update-tool           register the update tool, which changes a note and tells its subscribers
 //	-leak-tool             register the leak tool, which quotes env and headers in errors and stderr
+//	-protocol VERSION      speak only this protocol version
+//	-instructions-file P   add the text of the file P (read at start) to the instructions
 //	-hang-initialize       never answer initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
 //	-garbage-stdout        write non-JSON lines to stdout, then exit 1
@@ -52,6 +54,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.FaultTools, "fault-tools", false, "register the fault tools: huge (one answer of any size) and ask (floods the client with sampling or elicitation requests)")
 	fs.BoolVar(&opts.ResultTools, "result-tools", false, "register the result tools: structured, structured_broken, structured_missing, structured_failing, remote_ref, audio and annotated")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
+	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
 	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")

@@ -57,6 +57,11 @@ type Options struct {
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).
 	Protocol string
+	// InstructionsFile, if set, names a file whose text the server adds
+	// to its instructions, read when the server starts (a missing file
+	// adds nothing): a test changes the file and restarts the server to
+	// see its instructions change, or plants a secret in them.
+	InstructionsFile string
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]

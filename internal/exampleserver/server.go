@@ -21,8 +21,9 @@ const instructions = "Example server for mcpvisor demos and tests. " +
 // resources registered, for use with any transport (in-memory ones in tests
 // and benchmarks).
 //
-// Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools, ResultTools, Protocol,
-// PanicOnTool and Stderr apply here; the others concern the process or the
+// Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools,
+// ResultTools, Protocol, InstructionsFile, PanicOnTool and Stderr apply
+// here; the others concern the process or the
 // stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
 	opts = opts.withDefaults()
@@ -32,10 +33,7 @@ func NewServer(opts Options) *mcp.Server {
 // newServer builds the server around an already serialised stderr, which Run
 // shares so that its own lines cannot interleave with the stderr tool's.
 func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
-	srv := mcp.NewServer(
-		&mcp.Implementation{Name: opts.Name, Version: version},
-		serverOptions(opts),
-	)
+	srv := mcp.NewServer(implementation(opts), serverOptions(opts, stderr))
 	if opts.PanicOnTool != "" {
 		srv.AddReceivingMiddleware(panicOnTool(opts.PanicOnTool))
 	}
@@ -63,8 +61,8 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	return srv
 }
 
-func serverOptions(opts Options) *mcp.ServerOptions {
-	so := &mcp.ServerOptions{Instructions: instructions}
+func serverOptions(opts Options, stderr *lockedWriter) *mcp.ServerOptions {
+	so := &mcp.ServerOptions{Instructions: instructionsOf(opts, stderr)}
 	subscribable(so)
 	if opts.Protocol != "" {
 		so.SupportedProtocolVersions = []string{opts.Protocol}
