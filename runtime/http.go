@@ -36,6 +36,7 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
 //	GET    /api/mcp/prompts                  {"prompts": [...]}
 //	POST   /api/mcp/prompts/{name}/get       {"arguments": {"k": "v"}} → the messages
+//	POST   /api/mcp/resources/read           {"server": NAME, "uri": URI} → {"contents": [...]}
 //	GET    /api/mcp/events                   Server-Sent Events (see http_events.go)
 //
 // The debug routes are not part of it: see DebugHandler.
@@ -79,6 +80,7 @@ func (r *Runtime) Handler() http.Handler {
 	handleFor("POST /api/mcp/tools/{name}/call", r.toolBudget, r.handleCallTool)
 	handle("GET /api/mcp/prompts", r.handleListPrompts)
 	handleFor("POST /api/mcp/prompts/{name}/get", r.promptBudget, r.handleGetPrompt)
+	handleFor("POST /api/mcp/resources/read", resourceBudget, r.handleReadResource)
 	mux.Handle("GET /api/mcp/events", apiHandler{h: r.handleEvents, log: r.logAPIError}) // long-lived: deadlines per frame
 	return r.guarded(mux)
 }
@@ -170,7 +172,7 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: "arguments." + missing.Argument}
 	case errors.Is(err, ErrUnknownServer), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, prompts.ErrUnknownPrompt):
 		status = http.StatusNotFound
-	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled):
+	case errors.Is(err, ErrServerExists), errors.Is(err, ErrSuperseded), errors.Is(err, ErrDisabled), errors.Is(err, ErrNotDeclared):
 		status = http.StatusConflict
 	case errors.Is(err, ErrRestartFailed), errors.Is(err, tools.ErrSessionClosed), errors.Is(err, tools.ErrResponseTooLarge),
 		errors.As(err, &serverErr):

@@ -13,7 +13,8 @@ const version = "0.1.0"
 // instructions is deliberately short: clients may show it to a model.
 const instructions = "Example server for mcpvisor demos and tests. " +
 	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema " +
-	"(and change, when enabled). Prompt: greet. Resources: demo://readme, demo://notes/{id}."
+	"(and change, when enabled). Prompt: greet. Resources: demo://readme, demo://notes/{id}. " +
+	"To clients that render MCP Apps also: tools app and app_refresh (for the app only), resource ui://demo/app."
 
 // NewServer returns the example MCP server with all its tools, prompts and
 // resources registered, for use with any transport (in-memory ones in tests
@@ -50,6 +51,7 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	}
 	addPrompts(srv)
 	addResources(srv)
+	addApp(srv, opts.LeakTool)
 	return srv
 }
 
