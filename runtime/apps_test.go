@@ -14,6 +14,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -144,7 +145,8 @@ func TestReadResourceErrors(t *testing.T) {
 	}
 	_, err := rt.ReadResource(context.Background(), "ex", "ui://demo/leak/API_KEY")
 	var rpc *jsonrpc.Error
-	if err == nil || strings.Contains(err.Error(), secret) || !errors.As(err, &rpc) {
+	// The server did quote it: the error shows where it was scrubbed.
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "API_KEY="+redact.Marker) || !errors.As(err, &rpc) {
 		t.Errorf("ReadResource of the leaking resource: %v (want a scrubbed JSON-RPC error)", err)
 	}
 	if _, err := rt.ReadResource(context.Background(), "ex", ""); !errors.Is(err, ErrBadResourceURI) {

@@ -236,6 +236,9 @@ func (r *Runtime) Tools() []tools.Tool {
 }
 
 // Registry is the live tool registry, for hosts that subscribe to changes.
+// It holds every tool, those only for an MCP App included: a host that
+// offers its model tools from it keeps those for which
+// tools.Tool.ForModel is true, as Tools does.
 func (r *Runtime) Registry() *tools.Registry { return r.registry }
 
 // CallTool calls a tool by its registry name. A tool whose server is not
