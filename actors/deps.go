@@ -68,6 +68,9 @@ type Deps struct {
 	Sample func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)
 	// Roots are offered to every server (roots/list).
 	Roots []*mcp.Root
+	// RendersApps advertises the MCP Apps extension to every server
+	// (Options.RendersApps).
+	RendersApps bool
 	// Prompts is the registry of the servers' prompts.
 	Prompts *prompts.Registry
 	// Bindings finds each running server actor's binding (its current

@@ -39,6 +39,7 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/complete                 {"prompt"|"server"+"resource_template", "argument", "value", "context"} → {"values", "has_more"}
 //	POST   /api/mcp/resources/subscriptions  {"server", "uri"} → 201 {"id"}
 //	DELETE /api/mcp/resources/subscriptions/{id}  {} → 204
+//	POST   /api/mcp/resources/read           {"server": NAME, "uri": URI} → {"contents": [...]}
 //	GET    /api/mcp/events                   Server-Sent Events (see http_events.go)
 //
 // The debug routes are not part of it: see DebugHandler.
@@ -85,6 +86,7 @@ func (r *Runtime) Handler() http.Handler {
 	handleFor("POST /api/mcp/complete", r.namedInBodyBudget, r.handleComplete)
 	handleFor("POST /api/mcp/resources/subscriptions", r.namedInBodyBudget, r.handleSubscribe)
 	handleFor("DELETE /api/mcp/resources/subscriptions/{id}", r.namedInBodyBudget, r.handleUnsubscribe)
+	handleFor("POST /api/mcp/resources/read", r.namedInBodyBudget, r.handleReadResource)
 	mux.Handle("GET /api/mcp/events", apiHandler{h: r.handleEvents, log: r.logAPIError}) // long-lived: deadlines per frame
 	return r.guarded(mux)
 }

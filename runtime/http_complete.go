@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/openprogram/mcpvisor/config"
 )
@@ -61,18 +60,6 @@ func (r *Runtime) handleComplete(w http.ResponseWriter, req *http.Request) error
 		return err
 	}
 	return writeJSON(w, http.StatusOK, res)
-}
-
-// namedInBodyBudget is the budget of a route whose server is named in the
-// body (a completion, a subscription), which is read after the deadline
-// is set: the longest timeout_seconds of the configured servers plus the
-// margin, as the server's own timeout bounds the request itself.
-func (r *Runtime) namedInBodyBudget(*http.Request) time.Duration {
-	longest := routeTimeout
-	for _, srv := range r.config.Load().Servers {
-		longest = max(longest, srv.Timeout()+routeMargin)
-	}
-	return longest
 }
 
 // decodeFields decodes a JSON object body into the targets by field name:

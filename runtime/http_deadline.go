@@ -88,3 +88,15 @@ func (r *Runtime) serverBudget(name string) time.Duration {
 	}
 	return routeTimeout
 }
+
+// namedInBodyBudget is the budget of a route whose server is named in the
+// body (a completion, a subscription, a resource read), which is read after the deadline
+// is set: the longest timeout_seconds of the configured servers plus the
+// margin, as the server's own timeout bounds the request itself.
+func (r *Runtime) namedInBodyBudget(*http.Request) time.Duration {
+	longest := routeTimeout
+	for _, srv := range r.config.Load().Servers {
+		longest = max(longest, srv.Timeout()+routeMargin)
+	}
+	return longest
+}

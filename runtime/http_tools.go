@@ -13,8 +13,11 @@ import (
 
 // The routes of the tool registry.
 
+// handleListTools answers GET /api/mcp/tools: the host's view, every
+// registered tool with its visibility, those only for an MCP App included
+// (Runtime.Tools is the model's view).
 func (r *Runtime) handleListTools(w http.ResponseWriter, _ *http.Request) error {
-	list := r.Tools()
+	list := r.registry.List()
 	if list == nil {
 		list = []tools.Tool{}
 	}

@@ -65,6 +65,9 @@ type ToolEntry struct {
 	OutputSchema json.RawMessage    `json:"output_schema,omitempty"`
 	Icons        []tools.Icon       `json:"icons,omitempty"`
 	Meta         json.RawMessage    `json:"meta,omitempty"`
+	// UIResourceURI and Visibility are as on tools.Tool (MCP Apps).
+	UIResourceURI string   `json:"ui_resource_uri,omitempty"`
+	Visibility    []string `json:"visibility"`
 }
 
 // ServerDetail is a ServerEntry with the server's tools and last stderr
@@ -122,6 +125,7 @@ func (r *Runtime) Server(name string) (ServerDetail, error) {
 		d.Tools = append(d.Tools, ToolEntry{
 			Name: t.Name, OriginalName: t.OriginalName, Description: t.Description,
 			Title: t.Title, Annotations: t.Annotations, OutputSchema: t.OutputSchema, Icons: t.Icons, Meta: t.Meta,
+			UIResourceURI: t.UIResourceURI, Visibility: t.Visibility,
 		})
 	}
 	return d, nil

@@ -71,6 +71,15 @@ type Options struct {
 	// Roots are the directories (or other URIs) servers may work in, as
 	// roots/list answers them. Default: none.
 	Roots []Root
+	// RendersApps says the host can render MCP Apps (the
+	// io.modelcontextprotocol/ui extension): the runtime advertises the
+	// extension to every server, which may then send tools with a ui://
+	// resource (tools.Tool.UIResourceURI, read with ReadResource) and
+	// tools meant only for the app. Rendering is the host's (see the
+	// README: a sandboxed frame on another origin, the resource's CSP).
+	// Default false: servers hide their UIs, as from any client that does
+	// not advertise it.
+	RendersApps bool
 
 	// OpenURL sends the user to an OAuth authorization URL when a server of
 	// auth kind "oauth" needs a login (its first one, or after a refused

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -158,6 +159,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Bindings:     &r.bindings,
 		Sample:       sample,
 		Roots:        opts.roots(),
+		RendersApps:  opts.RendersApps,
 		Board:        r.board,
 		Events:       r.bus,
 		Tails:        &r.tails,
@@ -230,10 +232,18 @@ func (r *Runtime) shutdownWhenDone(ctx context.Context) {
 
 var errManagerDied = errors.New("the manager actor stopped unexpectedly; no server runs until the runtime is restarted")
 
-// Tools returns every tool of every ready server, sorted by name.
-func (r *Runtime) Tools() []tools.Tool { return r.registry.List() }
+// Tools returns the tools of every ready server that are for the model
+// (tools.Tool.ForModel), sorted by name: what a host offers its model. The
+// registry (Registry, GET /api/mcp/tools) holds every tool, those meant
+// only for an MCP App included, and CallTool calls any of them.
+func (r *Runtime) Tools() []tools.Tool {
+	return slices.DeleteFunc(r.registry.List(), func(t tools.Tool) bool { return !t.ForModel() })
+}
 
 // Registry is the live tool registry, for hosts that subscribe to changes.
+// It holds every tool, those only for an MCP App included: a host that
+// offers its model tools from it keeps those for which
+// tools.Tool.ForModel is true, as Tools does.
 func (r *Runtime) Registry() *tools.Registry { return r.registry }
 
 // CallTool calls a tool by its registry name. A tool whose server is not

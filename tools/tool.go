@@ -66,13 +66,30 @@ type Tool struct {
 	// Meta is the tool's _meta object (for MCP Apps it carries
 	// ui.resourceUri), kept as sent on stdio and re-encoded on HTTP/SSE.
 	Meta json.RawMessage `json:"meta,omitempty"`
+	// UIResourceURI is the ui:// resource of the tool's MCP App
+	// (_meta.ui.resourceUri, or the deprecated _meta["ui/resourceUri"]),
+	// empty for a tool without one. The server sends it only to hosts that
+	// set Options.RendersApps. A host renders the resource (read with
+	// Runtime.ReadResource) to show the tool's results. A value that is
+	// not a ui:// URI, or longer than 2 KiB, is not taken (it stays in
+	// Meta): the extension allows only ui:// resources.
+	UIResourceURI string `json:"ui_resource_uri,omitempty"`
+	// Visibility is who the tool is for, always present in its JSON so
+	// that a host need not know the default: _meta.ui.visibility as sent
+	// (of VisibleToModel and VisibleToApp, in that order, other values
+	// dropped), DefaultVisibility when the server sent none or an
+	// unreadable one (NewTool sets it), empty (neither) when it sent none
+	// of the two. What the server sent is in Meta. See ForModel and
+	// ForApp; nil (a Tool literal) counts as the default.
+	Visibility []string `json:"visibility"`
 
 	exec Executor
 }
 
-// NewTool returns a tool whose Execute runs exec.
+// NewTool returns a tool whose Execute runs exec, for the model and the
+// app (DefaultVisibility).
 func NewTool(name, server, original, description string, schema json.RawMessage, exec Executor) Tool {
-	return Tool{Name: name, Server: server, OriginalName: original, Description: description, InputSchema: schema, exec: exec}
+	return Tool{Name: name, Server: server, OriginalName: original, Description: description, InputSchema: schema, Visibility: DefaultVisibility(), exec: exec}
 }
 
 // Execute calls the tool on its server's current session. It never waits

@@ -105,7 +105,7 @@ func TestExecutorFuncSeesCancellation(t *testing.T) {
 func TestNewToolFields(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
 	tool := NewTool("docs__search", "docs", "search", "Search the docs.", schema, nil)
-	want := Tool{Name: "docs__search", Server: "docs", OriginalName: "search", Description: "Search the docs.", InputSchema: schema}
+	want := Tool{Name: "docs__search", Server: "docs", OriginalName: "search", Description: "Search the docs.", InputSchema: schema, Visibility: DefaultVisibility()}
 	if !reflect.DeepEqual(tool, want) {
 		t.Errorf("NewTool = %+v, want %+v", tool, want)
 	}
@@ -123,7 +123,7 @@ func TestJSONShapes(t *testing.T) {
 			name: "tool",
 			v: NewTool("docs__search", "docs", "search", "Search.", json.RawMessage(`{"type":"object"}`),
 				ExecutorFunc(func(context.Context, any) (Result, error) { return Result{}, nil })),
-			want: `{"name":"docs__search","server":"docs","original_name":"search","description":"Search.","input_schema":{"type":"object"}}`,
+			want: `{"name":"docs__search","server":"docs","original_name":"search","description":"Search.","input_schema":{"type":"object"},"visibility":["model","app"]}`,
 		},
 		{
 			name: "text result",
@@ -150,5 +150,25 @@ func TestJSONShapes(t *testing.T) {
 				t.Errorf("Marshal =\n  %s\nwant\n  %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// ForModel and ForApp read the visibility, nil (a Tool literal) being the
+// default.
+func TestVisibility(t *testing.T) {
+	for _, tc := range []struct {
+		visibility      []string
+		forModel, inApp bool
+	}{
+		{nil, true, true},
+		{DefaultVisibility(), true, true},
+		{[]string{VisibleToApp}, false, true},
+		{[]string{VisibleToModel}, true, false},
+		{[]string{}, false, false},
+	} {
+		tool := Tool{Visibility: tc.visibility}
+		if tool.ForModel() != tc.forModel || tool.ForApp() != tc.inApp {
+			t.Errorf("%#v: ForModel %v ForApp %v", tc.visibility, tool.ForModel(), tool.ForApp())
+		}
 	}
 }

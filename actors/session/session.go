@@ -167,7 +167,8 @@ func (a *Actor) start(c actor.Context) {
 func (a *Actor) features(c actor.Context) mcpconn.Features {
 	root, parent, gen, name := c.ActorSystem().Root, c.Parent(), a.gen, a.cfg.Name
 	f := mcpconn.Features{
-		Roots: a.deps.Roots,
+		Roots:       a.deps.Roots,
+		RendersApps: a.deps.RendersApps,
 		ListChanged: func(list string) {
 			root.Send(parent, messages.ListChanged{Gen: gen, List: list})
 		},

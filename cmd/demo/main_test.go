@@ -177,9 +177,9 @@ func TestRunServesAPI(t *testing.T) {
 // startRun starts demo run on dir, listening on any free loopback port,
 // and returns it with its API's base URL and its logs. A test that fails
 // before it stopped demo run gets it killed.
-func startRun(t *testing.T, dir string) (*exec.Cmd, string, *lockedBuffer) {
+func startRun(t *testing.T, dir string, flags ...string) (*exec.Cmd, string, *lockedBuffer) {
 	t.Helper()
-	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0")
+	cmd := demoCommand(append([]string{"run", "-state-dir", dir, "-listen", "127.0.0.1:0"}, flags...)...)
 	logs := &lockedBuffer{}
 	cmd.Stderr = logs
 	stdout, err := cmd.StdoutPipe()

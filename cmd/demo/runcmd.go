@@ -33,6 +33,7 @@ func runServe(args []string) int {
 	listen := fs.String("listen", "127.0.0.1:7077", "`address` of the management API (port 0: any free port)")
 	verbose := fs.Bool("v", false, "log at debug level")
 	debug := fs.Bool("debug", false, "mount POST /debug/actors/kill to inject actor failures (chaos tests, demos)")
+	apps := fs.Bool("apps", false, "advertise MCP Apps to the servers: the host behind the API renders their ui:// resources (runtime.Options.RendersApps)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -44,7 +45,7 @@ func runServe(args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, Subreaper: true}, *listen)
+	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true}, *listen)
 }
 
 func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {

@@ -87,6 +87,21 @@
 // [Options.InstructionsFile] (demo serve -instructions-file PATH), read
 // at start: rewriting the file and restarting the server changes them.
 //
+// # MCP App
+//
+// To a client that advertises the io.modelcontextprotocol/ui extension
+// with MIME type [AppMIMEType] the server also lists
+//
+//   - app {}: "app opened"; _meta.ui.resourceUri [AppResourceURI].
+//   - app_refresh {}: "app refreshed"; _meta.ui.visibility ["app"], for
+//     the app only.
+//   - resource [AppResourceURI] ([AppMIMEType]): [AppHTML], its contents'
+//     _meta [AppResourceMeta] (a CSP, the clipboard-write permission and
+//     prefersBorder). Any client may read it.
+//
+// With [Options.LeakTool] a read of ui://demo/leak/NAME fails with an
+// error quoting the environment variable NAME.
+//
 // # Changing the lists
 //
 // With [Options.ChangeTool] (demo serve -change-tool) the server also has

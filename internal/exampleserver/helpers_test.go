@@ -31,6 +31,12 @@ func connectInMemory(t *testing.T, opts Options) *mcp.ClientSession {
 // closes both ends when the test ends.
 func connectServer(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 	t.Helper()
+	return connectClient(t, srv, newClient())
+}
+
+// connectClient is connectServer with a client of the test's own.
+func connectClient(t *testing.T, srv *mcp.Server, client *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	serverT, clientT := mcp.NewInMemoryTransports()
@@ -38,7 +44,7 @@ func connectServer(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 	if err != nil {
 		t.Fatalf("server Connect: %v", err)
 	}
-	cs, err := newClient().Connect(ctx, clientT, nil)
+	cs, err := client.Connect(ctx, clientT, nil)
 	if err != nil {
 		ss.Close()
 		t.Fatalf("client Connect: %v", err)

@@ -15,7 +15,8 @@ const instructions = "Example server for mcpvisor demos and tests. " +
 	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, described, consult " +
 	"(and, when enabled, change; update; structured, structured_broken, structured_missing, structured_failing, " +
 	"remote_ref, audio, annotated). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
-	"(subscribable; update changes a note). Completions: greet's arguments and the note id."
+	"(subscribable; update changes a note). Completions: greet's arguments and the note id. " +
+	"To clients that render MCP Apps also: tools app and app_refresh (for the app only), resource ui://demo/app."
 
 // NewServer returns the example MCP server with all its tools, prompts and
 // resources registered, for use with any transport (in-memory ones in tests
@@ -58,6 +59,7 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	if opts.UpdateTool {
 		addUpdateTool(srv, n)
 	}
+	addApp(srv, opts.LeakTool)
 	return srv
 }
 

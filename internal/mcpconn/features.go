@@ -38,6 +38,10 @@ type Features struct {
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Roots are the roots the server may ask for with roots/list.
 	Roots []*mcp.Root
+	// RendersApps advertises the MCP Apps extension (tools.AppsExtension)
+	// with its HTML MIME type: the host can render ui:// resources, so
+	// servers may send their tools' UIs. Off: servers hide them.
+	RendersApps bool
 	// ListChanged is called when the server says one of its lists changed
 	// (ListTools, ListPrompts, ListResources). It must not block.
 	ListChanged func(list string)
@@ -70,6 +74,7 @@ func clientOptions(f Features, name string, emit func(events.Event), logger *slo
 		}
 	}
 	return &mcp.ClientOptions{
+		Capabilities:                  capabilities(f),
 		Logger:                        logger,
 		CreateMessageWithToolsHandler: sample,
 		ElicitationHandler:            elicitHandler(f.Elicit),
@@ -92,6 +97,19 @@ func clientOptions(f Features, name string, emit func(events.Event), logger *slo
 			resourceUpdated(emit, name, f.Subscriptions, scrub, req.Params)
 		},
 	}
+}
+
+// capabilities are the client capabilities beyond those the SDK infers
+// from the handlers (sampling, elicitation): nil, the SDK's default (roots
+// with listChanged), unless the host renders MCP Apps, which is that
+// default plus the extension.
+func capabilities(f Features) *mcp.ClientCapabilities {
+	if !f.RendersApps {
+		return nil
+	}
+	caps := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
+	caps.AddExtension(tools.AppsExtension, map[string]any{"mimeTypes": []string{tools.AppMIMEType}})
+	return caps
 }
 
 // serverLog emits a server's notifications/message as an events.ServerLog

@@ -9,7 +9,8 @@ import (
 )
 
 // WithMetadata returns tool with t's title, annotations, output schema,
-// icons and _meta set. On stdio the schema, annotations and _meta come
+// icons and _meta set, and the MCP Apps fields read from that _meta (see
+// withAppMeta). On stdio the schema, annotations and _meta come
 // from the bytes the server sent; on HTTP and SSE from the SDK's decoded
 // form (see tools.Annotations for what that loses). It runs once per tool
 // list, never per call.
@@ -21,7 +22,7 @@ func (c *Conn) WithMetadata(t *mcp.Tool, tool tools.Tool) tools.Tool {
 		tool.OutputSchema = nonNull(raw.OutputSchema)
 		tool.Annotations = tappedAnnotations(raw.Annotations)
 		tool.Meta = nonNull(raw.Meta)
-		return tool
+		return withAppMeta(tool.Meta, tool)
 	}
 	if t.OutputSchema != nil {
 		tool.OutputSchema = marshaled(t.OutputSchema)
@@ -40,7 +41,7 @@ func (c *Conn) WithMetadata(t *mcp.Tool, tool tools.Tool) tools.Tool {
 			tool.Annotations.IdempotentHint = &sent
 		}
 	}
-	return tool
+	return withAppMeta(tool.Meta, tool)
 }
 
 // tappedAnnotations decodes annotations as sent: a pointer per hint says

@@ -1,0 +1,56 @@
+package exampleserver
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The app's tools and resource are listed only to a client that
+// advertises the extension, on the session's capabilities (2025-11-25)
+// and on the per-request ones (2026-07-28); the resource reads back with
+// its _meta for any client.
+func TestAppShownOnlyToAppClients(t *testing.T) {
+	for _, protocol := range []string{"2025-11-25", ""} {
+		for _, renders := range []bool{true, false} {
+			var caps *mcp.ClientCapabilities
+			if renders {
+				caps = &mcp.ClientCapabilities{}
+				caps.AddExtension(AppsExtension, map[string]any{"mimeTypes": []string{AppMIMEType}})
+			}
+			client := mcp.NewClient(&mcp.Implementation{Name: "apps-test", Version: "0"}, &mcp.ClientOptions{Capabilities: caps})
+			cs := connectClient(t, NewServer(Options{Protocol: protocol}), client)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			list, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range list.Tools {
+				names = append(names, tool.Name)
+			}
+			shown := slices.Contains(names, AppToolName) && slices.Contains(names, AppOnlyToolName)
+			hidden := !slices.Contains(names, AppToolName) && !slices.Contains(names, AppOnlyToolName)
+			resources, err := cs.ListResources(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := slices.ContainsFunc(resources.Resources, func(r *mcp.Resource) bool { return r.URI == AppResourceURI })
+			if renders != shown || renders == hidden || renders != listed {
+				t.Errorf("protocol %q (%s), renders %v: tools %v, resource listed %v", protocol, cs.InitializeResult().ProtocolVersion, renders, names, listed)
+			}
+			read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: AppResourceURI})
+			if err != nil || len(read.Contents) != 1 {
+				t.Fatalf("reading %s: %+v, %v", AppResourceURI, read, err)
+			}
+			meta, _ := json.Marshal(read.Contents[0].Meta)
+			if c := read.Contents[0]; c.MIMEType != AppMIMEType || c.Text != AppHTML || string(meta) != AppResourceMeta {
+				t.Errorf("contents = %+v, meta %s", c, meta)
+			}
+		}
+	}
+}
