@@ -74,7 +74,7 @@ type Conn struct {
 // stdout, wrote garbage, or Close was called.
 func (c *Conn) watch() {
 	err := c.cs.Wait()
-	c.reopen.cancel() // nothing to reopen on a session that is gone
+	c.reopen.stop() // nothing to reopen on a session that is gone
 	if cause := c.cause.Load(); cause != nil {
 		err = *cause
 	} else if err == nil {
@@ -171,6 +171,7 @@ func (c *Conn) Close() {
 		case <-time.After(c.grace):
 			c.logger.Warn("session did not end after close; continuing")
 		}
+		c.reopen.wait()
 		c.stderr.flush()
 		if c.endLife != nil {
 			c.endLife()

@@ -113,23 +113,29 @@ func (r *reopener) reopen(uri string, st *reopenState, delay time.Duration) {
 	r.mu.Lock()
 	st.opened, st.busy = time.Now(), false
 	r.mu.Unlock()
-	if !r.subs.Wants(uri) {
+	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
 		return
 	}
 	if err := r.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil && r.ctx.Err() == nil {
 		r.logger.Warn("reopening a resource subscription failed", "uri", uri, "error", err)
 	}
-	// The last holder may have left while we subscribed: its Unsubscribe
-	// may have come before our Subscribe.
-	if !r.subs.Wants(uri) {
+	// The last holder may have left while we subscribed (its Unsubscribe
+	// may have come before our Subscribe), or the Conn began closing (the
+	// SDK's Close may have cancelled its streams before ours was made,
+	// which would keep its goroutine waiting).
+	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
 		_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 }
 
-// stop ends the reopening and waits for the reopens running.
+// stop ends the reopening: none starts from now on, and the waiting ones
+// give up.
 func (r *reopener) stop() {
 	r.mu.Lock()
 	r.cancel()
 	r.mu.Unlock()
-	r.wg.Wait()
 }
+
+// wait waits for the reopens that were running when stop was called (once
+// the session is closed, their requests fail at once).
+func (r *reopener) wait() { r.wg.Wait() }
