@@ -40,7 +40,8 @@ var (
 // server. While it lives, the server's notifications/resources/updated of
 // the URI arrive as events.ResourceUpdated on the Runtime's event stream.
 // It survives reconnects and restarts of its server (each new session
-// subscribes again) and ends with Close, with the context it was made
+// subscribes again) and a subscription stream the server ends (see
+// SubscribeResource), and ends with Close, with the context it was made
 // with, when its server is removed from the config, or at Shutdown; Done
 // and Err say when and why. Its methods are safe for concurrent use.
 type ResourceSubscription struct {
@@ -95,6 +96,14 @@ func (s *ResourceSubscription) Close() error {
 // ends, so ending one subscription never ends another's. On a 2026-07-28
 // session the SDK answers before the server acknowledged the
 // subscription, so a nil error means "requested".
+//
+// On 2026-07-28 sessions each URI has a subscriptions/listen stream of its
+// own. One the server ends or refuses inside a live session (stdio, or
+// Streamable HTTP where the stream is a POST response) is opened again
+// while the URI has holders, after a backoff doubling from 100 ms; after
+// five reopens without a stream lasting a minute the URI waits for the
+// next session, with one warning in the log. Updates sent while a stream
+// was down are lost (the host may read the resource again).
 func (r *Runtime) SubscribeResource(ctx context.Context, server, uri string) (*ResourceSubscription, error) {
 	s, err := r.subscribeResource(ctx, server, uri)
 	if err != nil {

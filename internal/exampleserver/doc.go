@@ -76,7 +76,10 @@
 // update {id}: it raises the note's version and sends
 // notifications/resources/updated for demo://notes/<id> to the sessions
 // subscribed to it (on protocol 2026-07-28, on their subscriptions/listen
-// stream for the URI).
+// stream for the URI); and end_subscriptions {refuse, keep}: it ends the
+// open resource subscription streams (the server answers their listen
+// requests), with refuse refuses every new one, with keep only counts,
+// and answers "ended N, open M, opened K".
 //
 // # Who it is
 //

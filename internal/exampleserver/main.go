@@ -28,7 +28,8 @@ const (
 //
 //	-name NAME             server implementation name (default "mcpvisor-example")
 //	-change-tool           register the change tool, which adds tools, prompts and resources
-//	-update-tool           register the update tool, which changes a note and tells its subscribers
+//	-update-tool           register the update tool, which changes a note and tells its subscribers,
+//	                       and end_subscriptions, which ends their streams
 //	-leak-tool             register the leak tool, which quotes env and headers in errors and stderr
 //	-protocol VERSION      speak only this protocol version
 //	-instructions-file P   add the text of the file P (read at start) to the instructions

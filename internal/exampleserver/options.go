@@ -37,7 +37,9 @@ type Options struct {
 	ChangeTool bool
 	// UpdateTool registers the update tool, whose calls change a note
 	// (demo://notes/{id}) and send notifications/resources/updated to the
-	// sessions subscribed to it. Off by default, like ChangeTool.
+	// sessions subscribed to it, and the end_subscriptions tool, which
+	// ends the open subscription streams of protocol 2026-07-28 (or
+	// refuses new ones). Off by default, like ChangeTool.
 	UpdateTool bool
 	// LeakTool registers the leak tool, which quotes environment variables
 	// and request headers in an error and on stderr, as a careless server

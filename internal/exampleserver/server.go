@@ -13,7 +13,7 @@ const version = "0.1.0"
 // instructions is deliberately short: clients may show it to a model.
 const instructions = "Example server for mcpvisor demos and tests. " +
 	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, described, consult " +
-	"(and, when enabled, change; update; structured, structured_broken, structured_missing, structured_failing, " +
+	"(and, when enabled, change; update, end_subscriptions; structured, structured_broken, structured_missing, structured_failing, " +
 	"remote_ref, audio, annotated). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
 	"(subscribable; update changes a note). Completions: greet's arguments and the note id. " +
 	"To clients that render MCP Apps also: tools app and app_refresh (for the app only), resource ui://demo/app."
@@ -58,6 +58,7 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	addResources(srv, n)
 	if opts.UpdateTool {
 		addUpdateTool(srv, n)
+		addEndSubscriptionsTool(srv, &listens{})
 	}
 	addApp(srv, opts.LeakTool)
 	return srv

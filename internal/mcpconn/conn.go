@@ -47,6 +47,8 @@ type Conn struct {
 	closeAuth func()             // stops an OAuth login's background refresh
 	goFn      func(func())       // runs work the owner waits for (Options.Go)
 	progress  *progressRouter    // per-call progress callbacks
+	listens   *listenTracker     // sees subscription streams end
+	reopen    *reopener          // reopens them
 	logs      bool               // the server declares logging
 
 	// cause, if set before the transport ends, is why it was ended from
@@ -72,6 +74,7 @@ type Conn struct {
 // stdout, wrote garbage, or Close was called.
 func (c *Conn) watch() {
 	err := c.cs.Wait()
+	c.reopen.stop() // nothing to reopen on a session that is gone
 	if cause := c.cause.Load(); cause != nil {
 		err = *cause
 	} else if err == nil {
@@ -139,6 +142,9 @@ func (c *Conn) endCalls(cancel bool) {
 // group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
+		// No stream is reopened on a session that is closing.
+		c.listens.close()
+		c.reopen.stop()
 		// A live session's calls are cancelled so that none waits for a
 		// reply that may never come. A session whose transport is already
 		// gone needs no cancelling (the SDK fails its calls by itself), and
@@ -165,6 +171,7 @@ func (c *Conn) Close() {
 		case <-time.After(c.grace):
 			c.logger.Warn("session did not end after close; continuing")
 		}
+		c.reopen.wait()
 		c.stderr.flush()
 		if c.endLife != nil {
 			c.endLife()

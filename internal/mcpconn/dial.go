@@ -138,6 +138,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	opts.Logger = logger
 	tailMark := tail.mark()
 	stderr := newStderrWriter(logger, opts.Emit, srv.Name, tail, scrub)
+	listens := newListenTracker()
 	var (
 		proc      *stdioTransport
 		tap       *wireTap
@@ -191,7 +192,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = proc
 	default:
 		var err error
-		if rem, err = remoteTransport(owner, opts, scrub, login, fatal); err != nil {
+		if rem, err = remoteTransport(owner, opts, scrub, login, fatal, listens); err != nil {
 			return nil, scrubError(scrub, fmt.Errorf("connecting %q: %w", srv.Name, err))
 		}
 		transport = rem.transport
@@ -212,7 +213,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	// hide, so only stdio and injected transports get the wire tap.
 	if httpConns == nil {
 		tap = newWireTap()
-		transport = tapTransport{inner: transport, tap: tap}
+		transport = listenTransport{inner: tapTransport{inner: transport, tap: tap}, tracker: listens}
 	}
 
 	progress := &progressRouter{}
@@ -254,6 +255,8 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			c.progress = progress
 			c.logs = c.Capabilities().Logging != nil
 			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
+			c.listens, c.reopen = listens, newReopener(r.cs, opts.Features.Subscriptions, logger, srv.Timeout())
+			listens.attach(c.reopen.ended)
 			live.Store(c)
 			authMu.Lock()
 			err := failed

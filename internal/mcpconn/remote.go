@@ -31,7 +31,7 @@ type remoteParts struct {
 // server. The http.Transport is the connection's own, so that closing the
 // connection also closes its idle sockets. fatal ends the connection with
 // an error the SDK cannot report (a refused refresh, an answer too large).
-func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber, login oauthflow.Login, fatal func(error)) (*remoteParts, error) {
+func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber, login oauthflow.Login, fatal func(error), listens *listenTracker) (*remoteParts, error) {
 	srv := opts.Server
 	u, err := url.Parse(srv.URL)
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
@@ -70,6 +70,8 @@ func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber
 	}
 	switch srv.Type {
 	case config.TypeHTTP:
+		// Its subscription streams are POST responses (see listenTracker).
+		client.Transport = listenRoundTripper{base: client.Transport, tracker: listens}
 		r.transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: r.oauth}
 	case config.TypeSSE:
 		r.transport = &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client}

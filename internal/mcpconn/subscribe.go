@@ -40,7 +40,8 @@ func resourceUpdated(emit func(events.Event), name string, subs Subscriptions, s
 // initialize and before the session is reported ready, so that a
 // reconnect (or a new session after a restart) keeps the host's
 // subscriptions. A URI the server refuses is logged and stays wanted: the
-// next session asks again.
+// next session asks again (on 2026-07-28, where the refusal ends the URI's
+// stream later, the reopener asks again first).
 func subscribeAll(ctx context.Context, cs *mcp.ClientSession, subs Subscriptions, logger *slog.Logger) {
 	if subs == nil {
 		return
@@ -59,7 +60,8 @@ func subscribeAll(ctx context.Context, cs *mcp.ClientSession, subs Subscriptions
 // Subscribe asks the server for notifications/resources/updated of uri.
 // On a 2026-07-28 session the SDK opens a subscriptions/listen stream for
 // the URI and returns before the server acknowledges it (and does nothing
-// for a URI it already listens to); on older sessions it is the
+// for a URI it already listens to; a stream the server ends is reopened
+// by the Conn, see reopener); on older sessions it is the
 // resources/subscribe request.
 func (c *Conn) Subscribe(ctx context.Context, uri string) error {
 	return c.do(ctx, op{verb: "subscribing to", arg: uri}, func(ctx context.Context) error {

@@ -1,0 +1,266 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK's method names of a 2026-07-28 subscription stream and of a
+// cancellation (unexported there).
+const (
+	methodListen    = "subscriptions/listen"
+	methodCancelled = "notifications/cancelled"
+)
+
+// maxListenEnds bounds the stream ends kept for a Conn not made yet (those
+// of the dial's own subscriptions): beyond it, the URIs are reopened at
+// the next session only.
+const maxListenEnds = 256
+
+// listenTracker notices when a subscriptions/listen stream the SDK opened
+// for resource URIs ends inside a live session. The SDK's Subscribe opens
+// the stream and never awaits its answer, so when the server answers the
+// listen request (it ended or refused the stream) or, over HTTP, the
+// stream's response ends, nothing in the SDK notices, and the URI stays
+// "subscribed" with no stream behind it. The tracker sees the requests
+// going out and their ends coming in, at the JSON-RPC message level on
+// stdio (listenConn) and at the HTTP level on Streamable HTTP
+// (listenRoundTripper, since the SDK's HTTP connection cannot be wrapped),
+// and tells the Conn which URIs lost their stream. A stream ended from
+// here (Unsubscribe sends notifications/cancelled) is forgotten first.
+type listenTracker struct {
+	mu      sync.Mutex
+	byID    map[jsonrpc.ID][]string // open listens for resource URIs
+	current map[string]jsonrpc.ID   // each URI's latest listen
+	onEnd   func(uri string)        // set once the Conn exists
+	pending []string                // ends seen before that
+}
+
+func newListenTracker() *listenTracker {
+	return &listenTracker{byID: map[jsonrpc.ID][]string{}, current: map[string]jsonrpc.ID{}}
+}
+
+// sent records an outgoing listen request for resource URIs, or forgets
+// the listen an outgoing cancellation ends. It returns the id of a listen
+// it recorded.
+func (t *listenTracker) sent(msg jsonrpc.Message) (jsonrpc.ID, bool) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return jsonrpc.ID{}, false
+	}
+	switch req.Method {
+	case methodListen:
+		var p mcp.SubscriptionsListenParams
+		if !req.IsCall() || json.Unmarshal(req.Params, &p) != nil || p.Notifications == nil || len(p.Notifications.ResourceSubscriptions) == 0 {
+			return jsonrpc.ID{}, false
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.byID == nil {
+			return jsonrpc.ID{}, false
+		}
+		t.byID[req.ID] = p.Notifications.ResourceSubscriptions
+		for _, uri := range p.Notifications.ResourceSubscriptions {
+			t.current[uri] = req.ID
+		}
+		return req.ID, true
+	case methodCancelled:
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) != nil {
+			return jsonrpc.ID{}, false
+		}
+		if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+			t.forget(id)
+		}
+	}
+	return jsonrpc.ID{}, false
+}
+
+// forget drops a listen ended from here.
+func (t *listenTracker) forget(id jsonrpc.ID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dropLocked(id)
+}
+
+func (t *listenTracker) dropLocked(id jsonrpc.ID) []string {
+	uris := t.byID[id]
+	delete(t.byID, id)
+	var ended []string
+	for _, uri := range uris {
+		if t.current[uri] == id { // a later listen of the URI is not ended by this one's end
+			delete(t.current, uri)
+			ended = append(ended, uri)
+		}
+	}
+	return ended
+}
+
+// ended says the listen id ended by the server's doing (answered,
+// refused, its HTTP stream over). It must not block: it runs on the
+// transport's reading goroutine.
+func (t *listenTracker) ended(id jsonrpc.ID) {
+	t.mu.Lock()
+	uris := t.dropLocked(id)
+	onEnd := t.onEnd
+	if onEnd == nil {
+		t.pending = append(t.pending, uris[:min(len(uris), maxListenEnds-len(t.pending))]...)
+	}
+	t.mu.Unlock()
+	if onEnd != nil {
+		for _, uri := range uris {
+			onEnd(uri)
+		}
+	}
+}
+
+// attach sets what is told of ends from now on, and tells it those seen
+// before (the dial's own subscriptions).
+func (t *listenTracker) attach(onEnd func(uri string)) {
+	t.mu.Lock()
+	t.onEnd = onEnd
+	pending := t.pending
+	t.pending = nil
+	t.mu.Unlock()
+	for _, uri := range pending {
+		onEnd(uri)
+	}
+}
+
+// close stops tracking: the session is going, nothing is reopened.
+func (t *listenTracker) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.byID, t.current, t.onEnd, t.pending = nil, nil, nil, nil
+}
+
+// listenTransport puts a listenConn on every connection of a stdio (or
+// injected) transport.
+type listenTransport struct {
+	inner   mcp.Transport
+	tracker *listenTracker
+}
+
+func (t listenTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return listenConn{Connection: c, tracker: t.tracker}, nil
+}
+
+// listenConn is a connection whose listen requests and their answers the
+// tracker sees. A listen the transport failed to send ended at once.
+type listenConn struct {
+	mcp.Connection
+	tracker *listenTracker
+}
+
+func (c listenConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	id, listen := c.tracker.sent(msg)
+	err := c.Connection.Write(ctx, msg)
+	if err != nil && listen {
+		c.tracker.ended(id)
+	}
+	return err
+}
+
+func (c listenConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		c.tracker.ended(resp.ID)
+	}
+	return msg, err
+}
+
+// listenRoundTripper sees the Streamable HTTP POSTs of listen requests
+// and the end of their responses: a refused POST, or a response stream
+// that ended (with the listen's answer or without) while the request's
+// context lives, is a stream the server ended. The SDK cancels that
+// context when it ends the stream itself (Unsubscribe, Close).
+type listenRoundTripper struct {
+	base    http.RoundTripper
+	tracker *listenTracker
+}
+
+func (rt listenRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	id, listen := rt.listenOf(req)
+	resp, err := rt.base.RoundTrip(req)
+	if !listen {
+		return resp, err
+	}
+	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if req.Context().Err() == nil {
+			rt.tracker.ended(id)
+		}
+		return resp, err
+	}
+	resp.Body = &listenBody{ReadCloser: resp.Body, end: func() {
+		if req.Context().Err() == nil {
+			rt.tracker.ended(id)
+		}
+	}}
+	return resp, nil
+}
+
+// listenOf records the request if it is a listen (or a cancellation). The
+// SDK's POST bodies are its own encoding of one message, which GetBody
+// replays without touching the body sent.
+func (rt listenRoundTripper) listenOf(req *http.Request) (jsonrpc.ID, bool) {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return jsonrpc.ID{}, false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return jsonrpc.ID{}, false
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, maxListenBody))
+	if err != nil {
+		return jsonrpc.ID{}, false
+	}
+	// Most POSTs are other requests: decode only the ones that may matter.
+	if !bytes.Contains(data, []byte(`"`+methodListen+`"`)) && !bytes.Contains(data, []byte(`"`+methodCancelled+`"`)) {
+		return jsonrpc.ID{}, false
+	}
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return jsonrpc.ID{}, false
+	}
+	return rt.tracker.sent(msg)
+}
+
+// maxListenBody bounds what listenOf reads of a request (ours, and a
+// listen for 256 URIs of 2 KiB each fits).
+const maxListenBody = 1 << 20
+
+// listenBody calls end once when the response stream ends: read to its
+// end or to an error, or closed before.
+type listenBody struct {
+	io.ReadCloser
+	once sync.Once
+	end  func()
+}
+
+func (b *listenBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.once.Do(b.end)
+	}
+	return n, err
+}
+
+func (b *listenBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.end)
+	return err
+}

@@ -1,0 +1,141 @@
+package mcpconn
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// How a subscription stream that ended inside a live session is reopened.
+// A stream that lived reopenStableAfter was fine: its end starts the
+// backoff afresh. Ends in quicker succession are reopened maxQuickReopens
+// times, the delay doubling from reopenFirstDelay; then the URI waits for
+// the next session (a server that refuses every stream cannot keep us
+// busy).
+const (
+	reopenFirstDelay  = 100 * time.Millisecond
+	reopenMaxDelay    = 30 * time.Second
+	reopenStableAfter = time.Minute
+	maxQuickReopens   = 5
+)
+
+// reopener reopens the subscription streams of one Conn that the server
+// ended, for the URIs the host still wants. It runs on goroutines of its
+// own (never the transport's reader or an actor's) that Conn.Close waits
+// for.
+type reopener struct {
+	cs      *mcp.ClientSession
+	subs    Subscriptions
+	logger  *slog.Logger
+	timeout time.Duration // each Subscribe's bound (timeout_seconds)
+
+	ctx    context.Context // ends with the Conn
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	uris map[string]*reopenState
+}
+
+// reopenState is one URI's reopening in this session.
+type reopenState struct {
+	backoff *backoff.ExponentialBackOff
+	quick   int       // reopens since the last stable stream
+	opened  time.Time // when the stream was last (re)opened
+	busy    bool      // a reopen is waiting or running
+	gaveUp  bool
+}
+
+func newReopener(cs *mcp.ClientSession, subs Subscriptions, logger *slog.Logger, timeout time.Duration) *reopener {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &reopener{cs: cs, subs: subs, logger: logger, timeout: timeout, ctx: ctx, cancel: cancel, uris: map[string]*reopenState{}}
+}
+
+// ended is told that uri's stream ended. It does not block.
+func (r *reopener) ended(uri string) {
+	if r.ctx.Err() != nil || r.subs == nil || !r.subs.Wants(uri) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctx.Err() != nil {
+		return
+	}
+	st := r.uris[uri]
+	if st == nil {
+		st = &reopenState{backoff: &backoff.ExponentialBackOff{
+			InitialInterval: reopenFirstDelay, RandomizationFactor: 0.5, Multiplier: 2, MaxInterval: reopenMaxDelay,
+		}, opened: time.Now()}
+		st.backoff.Reset()
+		r.uris[uri] = st
+	}
+	switch {
+	case st.busy || st.gaveUp:
+		return
+	case time.Since(st.opened) >= reopenStableAfter:
+		st.quick = 0
+		st.backoff.Reset()
+	case st.quick >= maxQuickReopens:
+		st.gaveUp = true
+		r.logger.Warn("the server keeps ending the subscription stream of a resource; it is reopened at the next session only",
+			"uri", uri, "reopens", st.quick)
+		return
+	}
+	st.quick++
+	st.busy = true
+	delay := st.backoff.NextBackOff()
+	r.wg.Add(1)
+	go r.reopen(uri, st, delay)
+}
+
+// reopen waits delay, then ends the SDK's record of uri's dead stream
+// (Unsubscribe) and opens a new one (Subscribe), unless the host stopped
+// wanting it meanwhile.
+func (r *reopener) reopen(uri string, st *reopenState, delay time.Duration) {
+	defer r.wg.Done()
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.ctx.Done():
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+	defer cancel()
+	// Unsubscribe only drops the SDK's record (and cancels the ended
+	// listen); without it Subscribe would do nothing.
+	_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	// From here an end is the new stream's, and counts.
+	r.mu.Lock()
+	st.opened, st.busy = time.Now(), false
+	r.mu.Unlock()
+	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
+		return
+	}
+	if err := r.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil && r.ctx.Err() == nil {
+		r.logger.Warn("reopening a resource subscription failed", "uri", uri, "error", err)
+	}
+	// The last holder may have left while we subscribed (its Unsubscribe
+	// may have come before our Subscribe), or the Conn began closing (the
+	// SDK's Close may have cancelled its streams before ours was made,
+	// which would keep its goroutine waiting).
+	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
+		_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+}
+
+// stop ends the reopening: none starts from now on, and the waiting ones
+// give up.
+func (r *reopener) stop() {
+	r.mu.Lock()
+	r.cancel()
+	r.mu.Unlock()
+}
+
+// wait waits for the reopens that were running when stop was called (once
+// the session is closed, their requests fail at once).
+func (r *reopener) wait() { r.wg.Wait() }
