@@ -53,6 +53,11 @@
 //     "Note", description "the note "+text, [LinkMIMEType], [LinkSize]
 //     bytes), and an embedded resource [EmbeddedURI] ([EmbeddedMIMEType]).
 //
+// With [Options.IconFlood] (demo serve -icon-flood) it also has a tool
+// and a prompt named [IconFloodName], each with [IconFloodCount] icons: a
+// 1 MiB data: URI, [IconFloodURL] followed by the value of $[IconTokenEnv],
+// then [FloodIconURL] of 2, 3 and so on.
+//
 // # Prompts and resources
 //
 //   - prompt greet {name, style}: one user message, "Please greet <name>."

@@ -23,7 +23,7 @@ const instructions = "Example server for mcpvisor demos and tests. " +
 // and benchmarks).
 //
 // Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools,
-// ResultTools, Protocol, InstructionsFile, PanicOnTool and Stderr apply
+// ResultTools, IconFlood, Protocol, InstructionsFile, PanicOnTool and Stderr apply
 // here; the others concern the process or the
 // stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
@@ -54,6 +54,9 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 		addResultTools(srv)
 	}
 	addPrompts(srv)
+	if opts.IconFlood {
+		addIconFlood(srv)
+	}
 	n := &notes{}
 	addResources(srv, n)
 	if opts.UpdateTool {
