@@ -73,11 +73,18 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListR
 	return res, templates, err
 }
 
-// ReadResource reads a resource.
+// ReadResource reads a resource. On a 2026-07-28 session the SDK keeps
+// every result in its read cache (see uncached); the result returned
+// here is the caller's, except one the server gave a ttlMs, which is the
+// SDK's cached one, shared with every read of the URI while it lasts:
+// the caller must not change it.
 func (c *Conn) ReadResource(ctx context.Context, uri string) (res *mcp.ReadResourceResult, err error) {
 	err = c.do(ctx, op{verb: "reading resource", arg: uri}, func(ctx context.Context) error {
 		res, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		return err
 	})
+	if err == nil && c.ProtocolVersion() >= cachingProtocol {
+		res = uncached(res)
+	}
 	return res, err
 }
