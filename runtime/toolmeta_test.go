@@ -41,7 +41,7 @@ func TestToolMetadata(t *testing.T) {
 		"old": {Title: "Described", ReadOnlyHint: &yes, OpenWorldHint: &no},
 	}
 	wantIcons := []tools.Icon{{Src: "data:image/png;base64,AA==", MIMEType: "image/png", Sizes: []string{"16x16"}, Theme: "dark"}}
-	const wantMeta = `{"ui":{"resourceUri":"ui://demo/described"}}`
+	wantMeta := `{"ui":{"resourceUri":"` + exampleserver.AppResourceURI + `"}}`
 	for name, hints := range wantHints {
 		if st := rt.waitSettled(t, name); st.State != status.Ready {
 			t.Fatalf("%s = %+v", name, st)

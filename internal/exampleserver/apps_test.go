@@ -54,3 +54,33 @@ func TestAppShownOnlyToAppClients(t *testing.T) {
 		}
 	}
 }
+
+// Every tool that names a UI resource (_meta.ui.resourceUri) names one
+// the server has: a host that renders it reads it back.
+func TestToolUIResourcesExist(t *testing.T) {
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(AppsExtension, map[string]any{"mimeTypes": []string{AppMIMEType}})
+	client := mcp.NewClient(&mcp.Implementation{Name: "apps-test", Version: "0"}, &mcp.ClientOptions{Capabilities: caps})
+	cs := connectClient(t, NewServer(Options{ChangeTool: true, UpdateTool: true, LeakTool: true, FaultTools: true, ResultTools: true, IconFlood: true}), client)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uis := 0
+	for _, tool := range list.Tools {
+		ui, _ := tool.Meta["ui"].(map[string]any)
+		uri, _ := ui["resourceUri"].(string)
+		if uri == "" {
+			continue
+		}
+		uis++
+		if read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err != nil || len(read.Contents) == 0 {
+			t.Errorf("tool %s: its UI resource %s reads as %+v, %v", tool.Name, uri, read, err)
+		}
+	}
+	if uis < 3 {
+		t.Errorf("%d tools with a UI resource, want app, app_refresh and described", uis)
+	}
+}

@@ -23,7 +23,7 @@
 //     structured content; it has a title, annotations (read-only true,
 //     open-world false, destructive not sent), the output schema
 //     [RawOutputSchema], an icon and _meta.ui.resourceUri
-//     "ui://demo/described".
+//     [AppResourceURI] (the app's resource, which it shares).
 //   - consult {question, tool_choice}: sampling with tools. It asks the
 //     client's model question, offering it the tool add {a, b} with
 //     tool_choice (auto, required (the default) or none); runs each use of
