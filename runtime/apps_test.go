@@ -135,7 +135,7 @@ func TestReadResourceErrors(t *testing.T) {
 		{`{"server": "ex", "uri": ""}`, http.StatusBadRequest, "uri"},
 		{`{"server": "ex", "uri": ` + long + `}`, http.StatusBadRequest, "uri"},
 		{`{"server": "ex", "uri": "ui://demo/app", "extra": 1}`, http.StatusBadRequest, "extra"},
-		{`{"server": "ex", "uri": "ui://demo/app", "uri": "x"}`, http.StatusBadRequest, ""},
+		{`{"server": "ex", "uri": "ui://demo/app", "uri": "x"}`, http.StatusBadRequest, "uri"},
 		{`{"server": "ex", "uri": "ui://demo/leak/API_KEY"}`, http.StatusBadGateway, ""},
 	} {
 		a := api.do("POST", "/api/mcp/resources/read", tc.body).want(t, tc.code)
