@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -78,6 +79,18 @@ func TestReadCacheHoldsNoUncacheableResult(t *testing.T) {
 	if after := heap(); after > before+bigRead*50/4 {
 		t.Errorf("heap grew by %d MiB over 50 reads of 512 KiB that nobody holds", (after-before)>>20)
 	}
+
+	// Concurrent reads of one URI: each empties only its own result (the
+	// race detector would see one emptying another's).
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if res, err := conn.ReadResource(t.Context(), "big://same"); err != nil || len(res.Contents) != 1 || len(res.Contents[0].Text) != bigRead {
+				t.Errorf("concurrent read: %v", err)
+			}
+		})
+	}
+	wg.Wait()
 
 	for i := range 2 {
 		res, err := conn.ReadResource(t.Context(), "ttl://a")
