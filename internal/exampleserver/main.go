@@ -30,6 +30,8 @@ const (
 //	-change-tool           register the change tool, which adds tools, prompts and resources
 //	-update-tool           register the update tool, which changes a note and tells its subscribers
 //	-leak-tool             register the leak tool, which quotes env and headers in errors and stderr
+//	-fault-tools           register the fault tools huge and ask
+//	-result-tools          register the result tools (structured results, audio, annotations, links)
 //	-icon-flood            register a tool and a prompt with too many icons, one quoting $ICON_TOKEN
 //	-protocol VERSION      speak only this protocol version
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
