@@ -14,7 +14,7 @@ const version = "0.1.0"
 const instructions = "Example server for mcpvisor demos and tests. " +
 	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, described, consult " +
 	"(and, when enabled, change; update; structured, structured_broken, structured_missing, structured_failing, " +
-	"remote_ref, audio, annotated). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
+	"remote_ref, audio, annotated; icons, also a prompt). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
 	"(subscribable; update changes a note). Completions: greet's arguments and the note id. " +
 	"To clients that render MCP Apps also: tools app and app_refresh (for the app only), resource ui://demo/app."
 
