@@ -55,7 +55,8 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 }
 
 // ListResources lists one page of the server's resources and, on the
-// first page, its resource templates.
+// first page, its resource templates. Like a read, a page the SDK caches
+// by its cursor but will never serve is emptied (see uncachedPage).
 func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListResourcesResult, templates []*mcp.ResourceTemplate, err error) {
 	err = c.do(ctx, op{verb: "listing resources"}, func(ctx context.Context) error {
 		if res, err = c.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor}); err != nil {
@@ -70,6 +71,9 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListR
 		}
 		return nil
 	})
+	if err == nil && c.ProtocolVersion() >= cachingProtocol {
+		res = uncachedPage(res)
+	}
 	return res, templates, err
 }
 

@@ -32,3 +32,17 @@ func uncached(res *mcp.ReadResourceResult) *mcp.ReadResourceResult {
 	res.Contents, res.Meta, res.InputRequests, res.RequestState = nil, nil, nil, ""
 	return &own
 }
+
+// uncachedPage is uncached for a page of resources, which the SDK caches
+// by cursor: a model paging through list_resources with cursors of its
+// choosing would otherwise leave every page it saw in the cache. (The
+// other lists are cached under the few cursors of one full listing,
+// which the runtime keeps anyway.)
+func uncachedPage(res *mcp.ListResourcesResult) *mcp.ListResourcesResult {
+	if res == nil || res.TTLMs > 0 {
+		return res
+	}
+	own := *res
+	res.Resources, res.Meta, res.NextCursor = nil, nil, ""
+	return &own
+}

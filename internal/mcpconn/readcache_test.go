@@ -19,7 +19,7 @@ const bigRead = 512 << 10
 
 // readServer is an in-memory 2026-07-28 server with a template
 // big://{id} of bigRead bytes of text per URI, and ttl://a, answered with a ttlMs
-// of an hour; reads counts the reads of ttl://a it answered.
+// of an hour, and pages of resources for any cursor; reads counts the reads of ttl://a it answered.
 func readServer(t *testing.T, reads *atomic.Int32) *Conn {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "reads"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{cachingProtocol}})
@@ -32,6 +32,16 @@ func readServer(t *testing.T, reads *atomic.Int32) *Conn {
 		res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "ttl://a", Text: fmt.Sprint("read ", n)}}}
 		res.TTLMs = 3600_000
 		return res, nil
+	})
+	// Any cursor is a page of one resource with a bigRead description.
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if list, ok := req.(*mcp.ListResourcesRequest); ok && list.Params.Cursor != "" {
+				uri := "page://" + list.Params.Cursor
+				return &mcp.ListResourcesResult{Resources: []*mcp.Resource{{URI: uri, Name: "p", Description: strings.Repeat("d", bigRead)}}}, nil
+			}
+			return next(ctx, method, req)
+		}
 	})
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
@@ -64,8 +74,8 @@ func heap() uint64 {
 // TestReadCacheHoldsNoUncacheableResult: on 2026-07-28, reading 50
 // distinct URIs of 512 KiB each leaves the SDK's read cache holding next
 // to nothing once the caller dropped the results (without uncached it
-// held all 25 MiB); a result with a ttlMs is still served from the cache,
-// whole.
+// held all 25 MiB), and so does listing 50 pages of resources by cursor;
+// a result with a ttlMs is still served from the cache, whole.
 func TestReadCacheHoldsNoUncacheableResult(t *testing.T) {
 	var reads atomic.Int32
 	conn := readServer(t, &reads)
@@ -78,6 +88,16 @@ func TestReadCacheHoldsNoUncacheableResult(t *testing.T) {
 	}
 	if after := heap(); after > before+bigRead*50/4 {
 		t.Errorf("heap grew by %d MiB over 50 reads of 512 KiB that nobody holds", (after-before)>>20)
+	}
+	before = heap()
+	for i := range 50 {
+		res, _, err := conn.ListResources(t.Context(), fmt.Sprint(i))
+		if err != nil || len(res.Resources) != 1 || len(res.Resources[0].Description) != bigRead {
+			t.Fatalf("page %d: %v", i, err)
+		}
+	}
+	if after := heap(); after > before+bigRead*50/4 {
+		t.Errorf("heap grew by %d MiB over 50 pages of 512 KiB that nobody holds", (after-before)>>20)
 	}
 
 	// Concurrent reads of one URI: each empties only its own result (the
