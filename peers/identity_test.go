@@ -3,7 +3,6 @@ package peers_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,10 +55,7 @@ func TestEverythingIdentity(t *testing.T) {
 				t.Errorf("Instructions() = %d entries, want everything's, ready", len(list))
 			}
 
-			req := httptest.NewRequest(http.MethodGet, "/api/mcp/servers/everything", nil)
-			req.Host = "127.0.0.1"
-			rec := httptest.NewRecorder()
-			rt.Handler().ServeHTTP(rec, req)
+			rec := serveAPI(rt.Handler(), http.MethodGet, "/api/mcp/servers/everything", "")
 			var body struct {
 				ServerInfo struct {
 					Name    string `json:"name"`

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -42,11 +41,7 @@ func TestEverythingReadResource(t *testing.T) {
 				t.Errorf("ReadResource(%s) = %+v, %v", blob, res, err)
 			}
 
-			rec := httptest.NewRecorder()
-			req := httptest.NewRequest("POST", "/api/mcp/resources/read", strings.NewReader(`{"server": "everything", "uri": "`+blob+`"}`))
-			req.Host = "127.0.0.1"
-			req.Header.Set("Content-Type", "application/json")
-			rt.Handler().ServeHTTP(rec, req)
+			rec := serveAPI(rt.Handler(), "POST", "/api/mcp/resources/read", `{"server": "everything", "uri": "`+blob+`"}`)
 			var answer struct {
 				Contents []map[string]json.RawMessage `json:"contents"`
 			}

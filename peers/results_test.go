@@ -3,11 +3,11 @@ package peers_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -53,10 +53,10 @@ func TestEverythingResults(t *testing.T) {
 			}
 			const weather = `{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}`
 			res, ans := callBoth("everything__get-structured-content", `{"location":"Chicago"}`)
-			if res.IsError || !jsonSame(string(res.StructuredContent), weather) {
+			if res.IsError || !testutil.JSONEqual(string(res.StructuredContent), weather) {
 				t.Errorf("get-structured-content = %+v (structured %s), want %s", res, res.StructuredContent, weather)
 			}
-			if ans.IsError || !jsonSame(string(ans.StructuredContent), weather) {
+			if ans.IsError || !testutil.JSONEqual(string(ans.StructuredContent), weather) {
 				t.Errorf("over HTTP: %+v, want structured_content %s", ans, weather)
 			}
 
@@ -111,13 +111,9 @@ type httpAnswer struct {
 
 func callHTTP(t *testing.T, h http.Handler, name, args string) httpAnswer {
 	t.Helper()
-	req := httptest.NewRequest("POST", "/api/mcp/tools/"+name+"/call", strings.NewReader(`{"arguments":`+args+`}`))
-	req.Host = "127.0.0.1:7077"
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	rec := serveAPI(h, "POST", "/api/mcp/tools/"+name+"/call", `{"arguments":`+args+`}`)
 	if rec.Code != http.StatusOK {
-		t.Fatalf("POST %s: %d %s", req.URL.Path, rec.Code, rec.Body)
+		t.Fatalf("POST %s: %d %s", name, rec.Code, rec.Body)
 	}
 	var ans httpAnswer
 	if err := json.Unmarshal(rec.Body.Bytes(), &ans); err != nil {
@@ -133,10 +129,4 @@ func mustMarshal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// jsonSame reports whether a and b are the same JSON value.
-func jsonSame(a, b string) bool {
-	var x, y any
-	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
 }

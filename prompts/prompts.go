@@ -29,8 +29,8 @@ type Prompt struct {
 	Title        string     `json:"title,omitempty"`
 	Description  string     `json:"description"`
 	Arguments    []Argument `json:"arguments"`
-	// Icons are the prompt's icons as its server sent them (untrusted
-	// content, see tools.Icon).
+	// Icons are the prompt's icons as its server sent them, bounded and
+	// scrubbed (untrusted content, see tools.Icon).
 	Icons []tools.Icon `json:"icons,omitempty"`
 
 	get Getter

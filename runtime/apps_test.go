@@ -15,6 +15,7 @@ import (
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/internal/redact"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -79,7 +80,7 @@ func TestMCPApps(t *testing.T) {
 		t.Fatalf("ReadResource = %+v, %v", read, err)
 	}
 	c := read.Contents[0]
-	if c.URI != exampleserver.AppResourceURI || c.MIMEType != tools.AppMIMEType || c.Text != exampleserver.AppHTML || c.IsBlob() || !jsonEqual(string(c.Meta), exampleserver.AppResourceMeta) {
+	if c.URI != exampleserver.AppResourceURI || c.MIMEType != tools.AppMIMEType || c.Text != exampleserver.AppHTML || c.IsBlob() || !testutil.JSONEqual(string(c.Meta), exampleserver.AppResourceMeta) {
 		t.Errorf("ReadResource contents = %+v (meta %s)", c, c.Meta)
 	}
 
@@ -91,8 +92,8 @@ func TestMCPApps(t *testing.T) {
 		t.Fatalf("read answer = %+v", answer)
 	}
 	got := stringsOf(answer.Contents[0])
-	if got["uri"] != `"ui://demo/app"` || got["mime_type"] != `"text/html;profile=mcp-app"` || !jsonEqual(got["text"], mustJSON(t, exampleserver.AppHTML)) ||
-		!jsonEqual(got["meta"], exampleserver.AppResourceMeta) || got["blob"] != "" {
+	if got["uri"] != `"ui://demo/app"` || got["mime_type"] != `"text/html;profile=mcp-app"` || !testutil.JSONEqual(got["text"], mustJSON(t, exampleserver.AppHTML)) ||
+		!testutil.JSONEqual(got["meta"], exampleserver.AppResourceMeta) || got["blob"] != "" {
 		t.Errorf("read answer contents = %v", got)
 	}
 }
@@ -135,7 +136,7 @@ func TestReadResourceErrors(t *testing.T) {
 		{`{"server": "ex", "uri": ""}`, http.StatusBadRequest, "uri"},
 		{`{"server": "ex", "uri": ` + long + `}`, http.StatusBadRequest, "uri"},
 		{`{"server": "ex", "uri": "ui://demo/app", "extra": 1}`, http.StatusBadRequest, "extra"},
-		{`{"server": "ex", "uri": "ui://demo/app", "uri": "x"}`, http.StatusBadRequest, ""},
+		{`{"server": "ex", "uri": "ui://demo/app", "uri": "x"}`, http.StatusBadRequest, "uri"},
 		{`{"server": "ex", "uri": "ui://demo/leak/API_KEY"}`, http.StatusBadGateway, ""},
 	} {
 		a := api.do("POST", "/api/mcp/resources/read", tc.body).want(t, tc.code)
@@ -163,11 +164,7 @@ func TestReadResourceNotDeclared(t *testing.T) {
 	transport := func(config.Server) mcp.Transport {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
 		mcp.AddTool(srv, &mcp.Tool{Name: "t"}, noopTool)
-		ct, st := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
-			t.Error(err)
-		}
-		return ct
+		return connected(srv)
 	}
 	rt := start(t, Options{transport: transport}, memServer("plain"))
 	rt.waitReady(t, "plain")

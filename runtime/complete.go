@@ -2,17 +2,12 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/prompts"
 )
-
-// ErrBadCompletionRef: a CompletionRef names neither a prompt nor a
-// server's resource template, or both.
-var ErrBadCompletionRef = errors.New("a completion names either a prompt, or a server and a resource template")
 
 // CompletionRef says what a completion is for: either a prompt argument,
 // by the prompt's registry name (as Prompts lists it, "{server}__{prompt}"

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -85,6 +86,24 @@ var (
 	// ErrConfigTooLarge: the config file, as it is on disk or as a write
 	// would make it, is over config.MaxFileSize (4 MiB).
 	ErrConfigTooLarge = config.ErrTooLarge
+
+	// The requests that name a server rather than a registry entry
+	// (ReadResource, Complete, SubscribeResource) also fail with
+	// ErrUnknownServer or ErrNotReady, at once; and the subscriptions
+	// with ErrTooManySubscriptions and ErrUnknownSubscription (with
+	// ResourceSubscription).
+
+	// ErrNotDeclared: the server's session does not declare the
+	// capability the request needs (completions, resources, resource
+	// subscriptions), so the request was not sent. A reconnect may
+	// change what the server declares.
+	ErrNotDeclared = errors.New("the server does not declare this capability")
+	// ErrBadResourceURI: the URI of a resource read is
+	// empty or longer than MaxResourceURIBytes; nothing was sent.
+	ErrBadResourceURI = errors.New("bad resource URI")
+	// ErrBadCompletionRef: a CompletionRef names neither a prompt nor a
+	// server's resource template, or both; nothing was sent.
+	ErrBadCompletionRef = errors.New("a completion names either a prompt, or a server and a resource template")
 )
 
 // errNeedsLoginState says why a tool of a server that waits for a login is

@@ -176,6 +176,10 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: fe.Field}
 	case errors.As(err, &missing):
 		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: "arguments." + missing.Argument}
+	case errors.Is(err, ErrBadResourceURI):
+		return &apiError{Status: http.StatusBadRequest, Message: msg, Field: "uri"}
+	case errors.Is(err, ErrBadCompletionRef):
+		status = http.StatusBadRequest
 	case errors.Is(err, ErrUnknownServer), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, prompts.ErrUnknownPrompt),
 		errors.Is(err, ErrUnknownSubscription):
 		status = http.StatusNotFound

@@ -1,16 +1,6 @@
 package runtime
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
-	"reflect"
-	"slices"
-	"strings"
-
-	"github.com/openprogram/mcpvisor/config"
-)
+import "net/http"
 
 // handleComplete answers POST /api/mcp/complete: the body is
 //
@@ -60,50 +50,4 @@ func (r *Runtime) handleComplete(w http.ResponseWriter, req *http.Request) error
 		return err
 	}
 	return writeJSON(w, http.StatusOK, res)
-}
-
-// decodeFields decodes a JSON object body into the targets by field name:
-// an unknown or duplicated field, or one of the wrong type, is a 400
-// naming it. A field that is absent or null leaves its target as it is.
-func decodeFields(body []byte, targets map[string]any) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return &apiError{Status: http.StatusBadRequest, Message: "request body must be a JSON object: " + jsonProblem(err)}
-	}
-	if path, _ := config.DuplicateKey(body); path != "" {
-		e := &apiError{Status: http.StatusBadRequest, Message: "duplicate key " + quoteShort(path) + " in the request body"}
-		if len(path) <= maxFieldPath {
-			e.Field = path
-		}
-		return e
-	}
-	known := make([]string, 0, len(targets))
-	for k := range targets {
-		known = append(known, k)
-	}
-	slices.Sort(known)
-	for k, raw := range fields {
-		target, ok := targets[k]
-		if !ok {
-			return &apiError{Status: http.StatusBadRequest, Field: k,
-				Message: "unknown field " + quoteShort(k) + " (known: " + strings.Join(known, ", ") + ")"}
-		}
-		if err := json.Unmarshal(raw, target); err != nil {
-			return &apiError{Status: http.StatusBadRequest, Field: k, Message: fieldProblem(k, err)}
-		}
-	}
-	return nil
-}
-
-// fieldProblem describes why a field did not decode without quoting it.
-func fieldProblem(field string, err error) string {
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		want := "a string"
-		if typ.Type.Kind() == reflect.Map {
-			want = "an object of strings"
-		}
-		return fmt.Sprintf("%s must be %s, found a JSON %s", quoteShort(field), want, typ.Value)
-	}
-	return quoteShort(field) + ": " + jsonProblem(err)
 }

@@ -13,21 +13,15 @@ import (
 // removal, or Shutdown), across reconnects; its updates arrive as
 // resource_updated events on GET /api/mcp/events.
 func (r *Runtime) handleSubscribe(w http.ResponseWriter, req *http.Request) error {
-	var in struct{ Server, URI string }
 	body, err := readBody(w, req)
 	if err != nil {
 		return err
 	}
-	if err := decodeFields(body, map[string]any{"server": &in.Server, "uri": &in.URI}); err != nil {
+	server, uri, err := decodeServerURI(body, "the resource to subscribe to")
+	if err != nil {
 		return err
 	}
-	switch {
-	case in.Server == "":
-		return &apiError{Status: http.StatusBadRequest, Field: "server", Message: `"server" is missing: the name of the server`}
-	case in.URI == "":
-		return &apiError{Status: http.StatusBadRequest, Field: "uri", Message: `"uri" is missing: the resource to subscribe to`}
-	}
-	sub, err := r.subscribeResource(req.Context(), in.Server, in.URI)
+	sub, err := r.subscribeResource(req.Context(), server, uri)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,10 +11,6 @@ import (
 // MaxResourceURIBytes bounds the URI of a resource read: a longer one is
 // refused before anything is sent.
 const MaxResourceURIBytes = 4096
-
-// ErrBadResourceURI: the URI of a resource read is empty or longer than
-// MaxResourceURIBytes.
-var ErrBadResourceURI = errors.New("bad resource URI")
 
 // ResourceContents is one item of a resource the server returned: text or
 // a blob (never both), with its MIME type and its _meta. For an MCP App

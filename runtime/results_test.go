@@ -88,10 +88,10 @@ func TestStructuredResults(t *testing.T) {
 	if missing := mustCall(t, rt, "ex__structured_missing", nil); !missing.IsError {
 		t.Errorf("structured_missing = %+v, want a tool error", missing)
 	}
-	if failing := mustCall(t, rt, "ex__structured_failing", nil); !failing.IsError || !jsonEqual(string(failing.StructuredContent), `{"n":"x"}`) {
+	if failing := mustCall(t, rt, "ex__structured_failing", nil); !failing.IsError || !testutil.JSONEqual(string(failing.StructuredContent), `{"n":"x"}`) {
 		t.Errorf("structured_failing = %+v, want its own error, unchecked", failing)
 	}
-	if remote := mustCall(t, rt, "ex__remote_ref", nil); remote.IsError || !jsonEqual(string(remote.StructuredContent), `{"x":1}`) {
+	if remote := mustCall(t, rt, "ex__remote_ref", nil); remote.IsError || !testutil.JSONEqual(string(remote.StructuredContent), `{"x":1}`) {
 		t.Errorf("remote_ref = %+v, want it unchecked", remote)
 	}
 
@@ -144,8 +144,8 @@ func TestAudioAnnotationsAndLinks(t *testing.T) {
 		t.Errorf("details = %s", mustJSON(t, res.Details))
 	}
 	viaHTTP, _ := callOverHTTP(t, api, "ex__annotated", `{"text":"7"}`)
-	if !reflect.DeepEqual(viaHTTP.Content[0].Annotations, wantNote) || !jsonEqual(string(viaHTTP.Details["resource_links"]), mustJSON(t, wantLinks)) ||
-		!jsonEqual(string(viaHTTP.Details["embedded_resources"]), mustJSON(t, wantEmbedded)) {
+	if !reflect.DeepEqual(viaHTTP.Content[0].Annotations, wantNote) || !testutil.JSONEqual(string(viaHTTP.Details["resource_links"]), mustJSON(t, wantLinks)) ||
+		!testutil.JSONEqual(string(viaHTTP.Details["embedded_resources"]), mustJSON(t, wantEmbedded)) {
 		t.Errorf("annotated over HTTP = %+v", viaHTTP)
 	}
 }

@@ -1,16 +1,10 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
-
-// ErrNotDeclared: the server's session does not declare the capability
-// the request needs (completions, resources, resource subscriptions), so
-// the request was not sent.
-var ErrNotDeclared = errors.New("the server does not declare this capability")
 
 // connOf is the current connection of the named server, for the requests
 // that name a server rather than a registry entry. what names the request

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -41,7 +42,7 @@ func TestToolMetadata(t *testing.T) {
 		"old": {Title: "Described", ReadOnlyHint: &yes, OpenWorldHint: &no},
 	}
 	wantIcons := []tools.Icon{{Src: "data:image/png;base64,AA==", MIMEType: "image/png", Sizes: []string{"16x16"}, Theme: "dark"}}
-	const wantMeta = `{"ui":{"resourceUri":"ui://demo/described"}}`
+	wantMeta := `{"ui":{"resourceUri":"` + exampleserver.AppResourceURI + `"}}`
 	for name, hints := range wantHints {
 		if st := rt.waitSettled(t, name); st.State != status.Ready {
 			t.Fatalf("%s = %+v", name, st)
@@ -50,13 +51,13 @@ func TestToolMetadata(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s__described not registered", name)
 		}
-		if tool.Title != "Described Tool" || !reflect.DeepEqual(tool.Annotations, hints) || !reflect.DeepEqual(tool.Icons, wantIcons) || !jsonEqual(string(tool.Meta), wantMeta) {
+		if tool.Title != "Described Tool" || !reflect.DeepEqual(tool.Annotations, hints) || !reflect.DeepEqual(tool.Icons, wantIcons) || !testutil.JSONEqual(string(tool.Meta), wantMeta) {
 			t.Errorf("%s: title %q annotations %s icons %+v meta %s", name, tool.Title, mustJSON(t, tool.Annotations), tool.Icons, tool.Meta)
 		}
 		if name == "ex" && string(tool.OutputSchema) != exampleserver.RawOutputSchema {
 			t.Errorf("stdio output schema = %s, want exactly %s", tool.OutputSchema, exampleserver.RawOutputSchema)
 		}
-		if !jsonEqual(string(tool.OutputSchema), exampleserver.RawOutputSchema) {
+		if !testutil.JSONEqual(string(tool.OutputSchema), exampleserver.RawOutputSchema) {
 			t.Errorf("%s output schema = %s, want %s", name, tool.OutputSchema, exampleserver.RawOutputSchema)
 		}
 		echo, _ := rt.Registry().Get(name + "__echo")
@@ -79,11 +80,11 @@ func TestToolMetadata(t *testing.T) {
 		if described == nil || echo == nil {
 			t.Fatalf("%s: ex__described or ex__echo missing", source)
 		}
-		if string(described["title"]) != `"Described Tool"` || string(described["output_schema"]) != exampleserver.RawOutputSchema || !jsonEqual(string(described["meta"]), wantMeta) ||
-			!jsonEqual(string(described["icons"]), `[{"src":"data:image/png;base64,AA==","mime_type":"image/png","sizes":["16x16"],"theme":"dark"}]`) {
+		if string(described["title"]) != `"Described Tool"` || string(described["output_schema"]) != exampleserver.RawOutputSchema || !testutil.JSONEqual(string(described["meta"]), wantMeta) ||
+			!testutil.JSONEqual(string(described["icons"]), `[{"src":"data:image/png;base64,AA==","mime_type":"image/png","sizes":["16x16"],"theme":"dark"}]`) {
 			t.Errorf("%s: described = %v", source, stringsOf(described))
 		}
-		if !jsonEqual(string(described["annotations"]), `{"title":"Described","read_only_hint":true,"idempotent_hint":false,"open_world_hint":false}`) {
+		if !testutil.JSONEqual(string(described["annotations"]), `{"title":"Described","read_only_hint":true,"idempotent_hint":false,"open_world_hint":false}`) {
 			t.Errorf("%s: annotations = %s, want no destructive_hint (not sent)", source, described["annotations"])
 		}
 		for _, key := range []string{"title", "annotations", "output_schema", "icons", "meta"} {
@@ -108,13 +109,4 @@ func stringsOf(m map[string]json.RawMessage) map[string]string {
 		out[k] = string(v)
 	}
 	return out
-}
-
-// jsonEqual reports whether a and b are the same JSON value.
-func jsonEqual(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }

@@ -56,7 +56,10 @@ func (a *Annotations) Hints() Hints {
 
 // Icon is one icon a server offers for a tool (or prompt, resource,
 // server). Src is a URL or data: URI from the server: a host that renders
-// it should treat it as untrusted content.
+// it should treat it as untrusted content. The runtime keeps the first 8
+// icons of an item whose src is at most 4 KiB (a longer one, a large
+// data: URI, is dropped rather than cut), each scrubbed of the server's
+// secrets, its MIME type, theme and up to 8 sizes at most 64 bytes each.
 type Icon struct {
 	Src      string   `json:"src"`
 	MIMEType string   `json:"mime_type,omitempty"`

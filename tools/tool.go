@@ -61,7 +61,8 @@ type Tool struct {
 	// like InputSchema; on Streamable HTTP and SSE the SDK has decoded it
 	// and it is re-encoded (same meaning, keys possibly reordered).
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
-	// Icons are the server's icons for the tool.
+	// Icons are the server's icons for the tool, bounded and scrubbed
+	// (see Icon).
 	Icons []Icon `json:"icons,omitempty"`
 	// Meta is the tool's _meta object (for MCP Apps it carries
 	// ui.resourceUri), kept as sent on stdio and re-encoded on HTTP/SSE.

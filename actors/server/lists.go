@@ -117,7 +117,7 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 	case r.list == mcpconn.ListPrompts:
 		// Names and count come from what was registered: a null entry or
 		// two names that sanitise alike are not prompts a host can use.
-		list := a.binding.Prompts(r.prompts)
+		list := a.binding.Prompts(conn, r.prompts)
 		a.deps.Prompts.SetServer(a.cfg.Name, list)
 		names := make([]string, len(list))
 		for i, p := range list {

@@ -29,18 +29,19 @@ type listedMeta struct {
 	Annotations *listedAnnotations `json:"annotations,omitempty"`
 }
 
-// Bounds of the icons a listing shows per item: the first maxListedIcons
-// whose src is at most maxListedIconSrc bytes (longer ones, typically
-// embedded images, are left out of the model's listing).
+// Bounds of the icons a listing shows per item, on top of conn.Icons's:
+// the first maxListedIcons whose src is at most maxListedIconSrc bytes
+// (longer ones, typically embedded images, are left out of the model's
+// listing).
 const (
 	maxListedIcons   = 4
 	maxListedIconSrc = 512
 )
 
-// listedIcons are the icons a listing shows of from.
-func listedIcons(from []mcp.Icon) []tools.Icon {
+// listedIcons are the icons a listing shows of from, which conn listed.
+func listedIcons(conn *mcpconn.Conn, from []mcp.Icon) []tools.Icon {
 	var out []tools.Icon
-	for _, i := range mcpconn.Icons(from) {
+	for _, i := range conn.Icons(from) {
 		if len(out) == maxListedIcons {
 			break
 		}

@@ -19,7 +19,7 @@ func TestListedIconsBounded(t *testing.T) {
 		}
 		from = append(from, mcp.Icon{Source: src})
 	}
-	got := listedIcons(from)
+	got := listedIcons(connTo(t, "x"), from)
 	if len(got) != maxListedIcons {
 		t.Fatalf("%d icons listed, want %d", len(got), maxListedIcons)
 	}

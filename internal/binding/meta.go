@@ -138,13 +138,13 @@ func listResources(ctx context.Context, conn *mcpconn.Conn, args map[string]any)
 	for _, r := range res.Resources {
 		if r != nil {
 			out.Resources = append(out.Resources, resource{r.URI, listedLabels{r.Name, r.Title, r.Description, r.MIMEType}, r.Size,
-				listedMeta{listedIcons(r.Icons), annotationsOf(r.Annotations)}})
+				listedMeta{listedIcons(conn, r.Icons), annotationsOf(r.Annotations)}})
 		}
 	}
 	for _, t := range templates {
 		if t != nil {
 			out.Templates = append(out.Templates, template{t.URITemplate, listedLabels{t.Name, t.Title, t.Description, t.MIMEType},
-				listedMeta{listedIcons(t.Icons), annotationsOf(t.Annotations)}})
+				listedMeta{listedIcons(conn, t.Icons), annotationsOf(t.Annotations)}})
 		}
 	}
 	return textResult(out)
@@ -171,11 +171,11 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 				Text: cut + fmt.Sprintf("\n[resource %s cut: %d of %d bytes shown]", c.URI, len(cut), len(c.Text))})
 		case c.Blob == nil:
 			out.Content = append(out.Content, tools.Content{Type: tools.ContentText, Text: c.Text})
-		case strings.HasPrefix(c.MIMEType, "image/") && len(c.Blob) > maxResourceImage:
+		case mediaOf(c.MIMEType) != "" && len(c.Blob) > maxResourceMedia:
 			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
-				Text: fmt.Sprintf("[resource: %s (%s, %d bytes: too large an image to pass on)]", c.URI, c.MIMEType, len(c.Blob))})
-		case strings.HasPrefix(c.MIMEType, "image/"):
-			out.Content = append(out.Content, tools.Content{Type: tools.ContentImage, MIMEType: c.MIMEType, Data: c.Blob})
+				Text: fmt.Sprintf("[resource: %s (%s, %d bytes: too large an %s blob to pass on)]", c.URI, c.MIMEType, len(c.Blob), mediaOf(c.MIMEType))})
+		case mediaOf(c.MIMEType) != "":
+			out.Content = append(out.Content, tools.Content{Type: mediaOf(c.MIMEType), MIMEType: c.MIMEType, Data: c.Blob})
 		default:
 			// Binary content the model cannot read as text.
 			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
@@ -185,11 +185,24 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 	return out, nil
 }
 
-// Bounds of what read_resource passes to the model.
+// Bounds of what read_resource passes to the model: text, and an image
+// or audio blob.
 const (
 	maxResourceText  = 256 << 10
-	maxResourceImage = 5 << 20
+	maxResourceMedia = 5 << 20
 )
+
+// mediaOf is the content type (image, audio) a blob of MIME type mime
+// goes to the model as, "" for other binary data.
+func mediaOf(mime string) string {
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return tools.ContentImage
+	case strings.HasPrefix(mime, "audio/"):
+		return tools.ContentAudio
+	}
+	return ""
+}
 
 func orUnknown(mime string) string {
 	if mime == "" {
@@ -215,7 +228,7 @@ func listPrompts(ctx context.Context, conn *mcpconn.Conn, _ map[string]any) (too
 	}{Prompts: []prompt{}}
 	for _, p := range list {
 		if p != nil {
-			out.Prompts = append(out.Prompts, prompt{p.Name, p.Title, p.Description, listedIcons(p.Icons), promptArguments(p)})
+			out.Prompts = append(out.Prompts, prompt{p.Name, p.Title, p.Description, listedIcons(conn, p.Icons), promptArguments(p)})
 		}
 	}
 	return textResult(out)

@@ -12,9 +12,9 @@ import (
 	"github.com/openprogram/mcpvisor/tools"
 )
 
-// Prompts turns a server's prompt list into registry prompts, rendered
-// on whatever connection is current when a host asks.
-func (b *Binding) Prompts(list []*mcp.Prompt) []prompts.Prompt {
+// Prompts turns a server's prompt list, as conn listed it, into registry
+// prompts, rendered on whatever connection is current when a host asks.
+func (b *Binding) Prompts(conn *mcpconn.Conn, list []*mcp.Prompt) []prompts.Prompt {
 	server := b.server
 	var out []prompts.Prompt
 	seen := map[string]string{} // registry name -> original name
@@ -36,7 +36,7 @@ func (b *Binding) Prompts(list []*mcp.Prompt) []prompts.Prompt {
 			return renderPrompt(ctx, conn, original, args)
 		}
 		pr := prompts.New(name, server, original, p.Title, p.Description, promptArguments(p), get)
-		pr.Icons = mcpconn.Icons(p.Icons)
+		pr.Icons = conn.Icons(p.Icons)
 		out = append(out, pr)
 	}
 	return out

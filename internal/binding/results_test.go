@@ -10,6 +10,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -72,7 +73,7 @@ func TestStructuredResultsChecked(t *testing.T) {
 	}
 
 	failing := call(t, byName["structured_failing"], map[string]any{})
-	if !failing.IsError || len(failing.Content) != 1 || !jsonEq(string(failing.StructuredContent), `{"n":"x"}`) {
+	if !failing.IsError || len(failing.Content) != 1 || !testutil.JSONEqual(string(failing.StructuredContent), `{"n":"x"}`) {
 		t.Errorf("structured_failing = %+v (structured %s), want the server's error unchanged and unchecked", failing, failing.StructuredContent)
 	}
 }
@@ -83,7 +84,7 @@ func TestStructuredResultsChecked(t *testing.T) {
 func TestUnusableOutputSchemaWarnsOnce(t *testing.T) {
 	byName, b, emitted := resultTools(t)
 	res := call(t, byName["remote_ref"], map[string]any{})
-	if res.IsError || !jsonEq(string(res.StructuredContent), `{"x":1}`) {
+	if res.IsError || !testutil.JSONEqual(string(res.StructuredContent), `{"x":1}`) {
 		t.Errorf("remote_ref = %+v (structured %s), want it passed unchecked", res, res.StructuredContent)
 	}
 	conn := b.Current()
@@ -118,14 +119,4 @@ func TestResultFieldsScrubbed(t *testing.T) {
 			t.Errorf("%s: %s, want the secret scrubbed", name, fields)
 		}
 	}
-}
-
-func jsonEq(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
 }

@@ -9,6 +9,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// appsClient is a client that advertises the extension when renders.
+func appsClient(renders bool) *mcp.Client {
+	var caps *mcp.ClientCapabilities
+	if renders {
+		caps = &mcp.ClientCapabilities{}
+		caps.AddExtension(AppsExtension, map[string]any{"mimeTypes": []string{AppMIMEType}})
+	}
+	return mcp.NewClient(&mcp.Implementation{Name: "apps-test", Version: "0"}, &mcp.ClientOptions{Capabilities: caps})
+}
+
 // The app's tools and resource are listed only to a client that
 // advertises the extension, on the session's capabilities (2025-11-25)
 // and on the per-request ones (2026-07-28); the resource reads back with
@@ -16,13 +26,7 @@ import (
 func TestAppShownOnlyToAppClients(t *testing.T) {
 	for _, protocol := range []string{"2025-11-25", ""} {
 		for _, renders := range []bool{true, false} {
-			var caps *mcp.ClientCapabilities
-			if renders {
-				caps = &mcp.ClientCapabilities{}
-				caps.AddExtension(AppsExtension, map[string]any{"mimeTypes": []string{AppMIMEType}})
-			}
-			client := mcp.NewClient(&mcp.Implementation{Name: "apps-test", Version: "0"}, &mcp.ClientOptions{Capabilities: caps})
-			cs := connectClient(t, NewServer(Options{Protocol: protocol}), client)
+			cs := connectClient(t, NewServer(Options{Protocol: protocol}), appsClient(renders))
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
 			list, err := cs.ListTools(ctx, nil)
@@ -52,5 +56,33 @@ func TestAppShownOnlyToAppClients(t *testing.T) {
 				t.Errorf("contents = %+v, meta %s", c, meta)
 			}
 		}
+	}
+}
+
+// Every tool that names a UI resource (_meta.ui.resourceUri) names one
+// the server has: a host that renders it reads it back.
+func TestToolUIResourcesExist(t *testing.T) {
+	all := Options{ChangeTool: true, UpdateTool: true, LeakTool: true, FaultTools: true, ResultTools: true, IconFlood: true}
+	cs := connectClient(t, NewServer(all), appsClient(true))
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uis := 0
+	for _, tool := range list.Tools {
+		ui, _ := tool.Meta["ui"].(map[string]any)
+		uri, _ := ui["resourceUri"].(string)
+		if uri == "" {
+			continue
+		}
+		uis++
+		if read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err != nil || len(read.Contents) == 0 {
+			t.Errorf("tool %s: its UI resource %s reads as %+v, %v", tool.Name, uri, read, err)
+		}
+	}
+	if uis < 3 {
+		t.Errorf("%d tools with a UI resource, want app, app_refresh and described", uis)
 	}
 }

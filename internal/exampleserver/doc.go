@@ -23,7 +23,7 @@
 //     structured content; it has a title, annotations (read-only true,
 //     open-world false, destructive not sent), the output schema
 //     [RawOutputSchema], an icon and _meta.ui.resourceUri
-//     "ui://demo/described".
+//     [AppResourceURI] (the app's resource, which it shares).
 //   - consult {question, tool_choice}: sampling with tools. It asks the
 //     client's model question, offering it the tool add {a, b} with
 //     tool_choice (auto, required (the default) or none); runs each use of
@@ -52,6 +52,11 @@
 //     resource link to [LinkURIPrefix]+text named "note "+text (title
 //     "Note", description "the note "+text, [LinkMIMEType], [LinkSize]
 //     bytes), and an embedded resource [EmbeddedURI] ([EmbeddedMIMEType]).
+//
+// With [Options.IconFlood] (demo serve -icon-flood) it also has a tool
+// and a prompt named [IconFloodName], each with [IconFloodCount] icons: a
+// 1 MiB data: URI, [IconFloodURL] followed by the value of $[IconTokenEnv],
+// then [FloodIconURL] of 2, 3 and so on.
 //
 // # Prompts and resources
 //

@@ -55,6 +55,10 @@ type Options struct {
 	// with a remote $ref, audio, annotations and resource links (see the
 	// package doc). Off by default, like ChangeTool.
 	ResultTools bool
+	// IconFlood registers a tool and a prompt with too many icons, one a
+	// 1 MiB data: URI and one quoting an environment variable (see
+	// [IconFloodName]). Off by default, like ChangeTool.
+	IconFlood bool
 	// Protocol, if set, is the only protocol version the server speaks
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).

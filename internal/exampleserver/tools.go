@@ -97,7 +97,7 @@ func describedTool() *mcp.Tool {
 		OutputSchema: json.RawMessage(RawOutputSchema),
 		Annotations:  &mcp.ToolAnnotations{Title: "Described", ReadOnlyHint: true, OpenWorldHint: &closed},
 		Icons:        []mcp.Icon{{Source: "data:image/png;base64,AA==", MIMEType: "image/png", Sizes: []string{"16x16"}, Theme: mcp.IconThemeDark}},
-		Meta:         mcp.Meta{"ui": map[string]any{"resourceUri": "ui://demo/described"}},
+		Meta:         mcp.Meta{"ui": map[string]any{"resourceUri": AppResourceURI}},
 	}
 }
 

@@ -3,11 +3,8 @@ package mcpconn
 import (
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/redact"
-	"github.com/openprogram/mcpvisor/tools"
 )
 
 // Bounds on what a server says about itself in initialize. The runtime
@@ -21,14 +18,8 @@ const (
 	// title, version).
 	MaxInfoTextBytes = 256
 	// MaxInfoLongBytes bounds the server info's description and website
-	// URL, and each icon's src: an icon whose src is longer (a large
-	// data: URI) is dropped, since a cut URI shows nothing.
+	// URL.
 	MaxInfoLongBytes = 4 << 10
-	// MaxIcons is how many of the server's icons are kept (the first).
-	MaxIcons = 8
-	// maxIconSizes bounds the size list of an icon, and maxIconField each
-	// entry of it and the icon's MIME type and theme.
-	maxIconSizes, maxIconField = 8, 64
 )
 
 // InstructionsTruncated ends instructions that were cut to
@@ -63,7 +54,7 @@ func (c *Conn) Identity() Identity {
 			Version:     bounded(c.scrub, i.Version, MaxInfoTextBytes, redact.Truncated),
 			Description: bounded(c.scrub, i.Description, MaxInfoLongBytes, redact.Truncated),
 			WebsiteURL:  whole(c.scrub, i.WebsiteURL, MaxInfoLongBytes),
-			Icons:       boundedIcons(c.scrub, i.Icons),
+			Icons:       c.Icons(i.Icons),
 		}
 	}
 	return id
@@ -87,31 +78,4 @@ func whole(scrub *redact.Scrubber, text string, max int) string {
 		return ""
 	}
 	return text
-}
-
-// boundedIcons keeps the first MaxIcons icons whose src fits
-// MaxInfoLongBytes, each scrubbed and bounded.
-func boundedIcons(scrub *redact.Scrubber, from []mcp.Icon) []tools.Icon {
-	var out []tools.Icon
-	for _, i := range from {
-		if len(out) == MaxIcons {
-			break
-		}
-		src := whole(scrub, i.Source, MaxInfoLongBytes)
-		if src == "" {
-			continue
-		}
-		icon := tools.Icon{
-			Src:      src,
-			MIMEType: whole(scrub, i.MIMEType, maxIconField),
-			Theme:    whole(scrub, string(i.Theme), maxIconField),
-		}
-		for _, size := range i.Sizes[:min(len(i.Sizes), maxIconSizes)] {
-			if size = whole(scrub, size, maxIconField); size != "" {
-				icon.Sizes = append(icon.Sizes, size)
-			}
-		}
-		out = append(out, icon)
-	}
-	return out
 }

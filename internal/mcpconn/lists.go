@@ -55,7 +55,8 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 }
 
 // ListResources lists one page of the server's resources and, on the
-// first page, its resource templates.
+// first page, its resource templates. Like a read, a page the SDK caches
+// by its cursor but will never serve is emptied (see uncachedPage).
 func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListResourcesResult, templates []*mcp.ResourceTemplate, err error) {
 	err = c.do(ctx, op{verb: "listing resources"}, func(ctx context.Context) error {
 		if res, err = c.cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor}); err != nil {
@@ -70,14 +71,24 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListR
 		}
 		return nil
 	})
+	if err == nil && c.ProtocolVersion() >= cachingProtocol {
+		res = uncachedPage(res)
+	}
 	return res, templates, err
 }
 
-// ReadResource reads a resource.
+// ReadResource reads a resource. On a 2026-07-28 session the SDK keeps
+// every result in its read cache (see uncached); the result returned
+// here is the caller's, except one the server gave a ttlMs, which is the
+// SDK's cached one, shared with every read of the URI while it lasts:
+// the caller must not change it.
 func (c *Conn) ReadResource(ctx context.Context, uri string) (res *mcp.ReadResourceResult, err error) {
 	err = c.do(ctx, op{verb: "reading resource", arg: uri}, func(ctx context.Context) error {
 		res, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		return err
 	})
+	if err == nil && c.ProtocolVersion() >= cachingProtocol {
+		res = uncached(res)
+	}
 	return res, err
 }

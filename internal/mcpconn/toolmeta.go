@@ -16,7 +16,7 @@ import (
 // list, never per call.
 func (c *Conn) WithMetadata(t *mcp.Tool, tool tools.Tool) tools.Tool {
 	tool.Title = t.Title
-	tool.Icons = Icons(t.Icons)
+	tool.Icons = c.Icons(t.Icons)
 	raw, tapped := c.tap.tool(t.Name)
 	if tapped {
 		tool.OutputSchema = nonNull(raw.OutputSchema)
@@ -71,16 +71,6 @@ func copied(p *bool) *bool {
 	}
 	v := *p
 	return &v
-}
-
-// Icons converts a server's icons (of a tool, prompt or resource) into
-// the runtime's; none is nil.
-func Icons(from []mcp.Icon) []tools.Icon {
-	var out []tools.Icon
-	for _, i := range from {
-		out = append(out, tools.Icon{Src: i.Source, MIMEType: i.MIMEType, Sizes: i.Sizes, Theme: string(i.Theme)})
-	}
-	return out
 }
 
 // nonNull is raw, or nil for an absent or JSON null value.

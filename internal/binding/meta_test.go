@@ -1,0 +1,46 @@
+package binding
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// read_resource passes an audio blob to the model as an audio block, as
+// it does an image, and one over the media bound as a line saying so.
+func TestReadResourceMedia(t *testing.T) {
+	clip, big := []byte("RIFF0000WAVE"), bytes.Repeat([]byte{1}, 5<<20+1) // over the bound images have
+	srv := mcp.NewServer(&mcp.Implementation{Name: "media", Version: "1"}, nil)
+	for uri, c := range map[string]*mcp.ResourceContents{
+		"media://clip":  {MIMEType: "audio/wav", Blob: clip},
+		"media://big":   {MIMEType: "audio/mpeg", Blob: big},
+		"media://image": {MIMEType: "image/png", Blob: clip},
+	} {
+		c.URI = uri
+		srv.AddResource(&mcp.Resource{URI: uri, Name: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+		})
+	}
+	conn := dialServer(t, srv, nil)
+	for uri, want := range map[string]tools.Content{
+		"media://clip":  {Type: tools.ContentAudio, MIMEType: "audio/wav", Data: clip},
+		"media://image": {Type: tools.ContentImage, MIMEType: "image/png", Data: clip},
+	} {
+		res, err := readResource(t.Context(), conn, map[string]any{"uri": uri})
+		if err != nil || len(res.Content) != 1 {
+			t.Fatalf("read_resource %s: %+v, %v", uri, res, err)
+		}
+		if got := res.Content[0]; got.Type != want.Type || got.MIMEType != want.MIMEType || !bytes.Equal(got.Data, want.Data) {
+			t.Errorf("read_resource %s = %s %s %q, want %s %s %q", uri, got.Type, got.MIMEType, got.Data, want.Type, want.MIMEType, want.Data)
+		}
+	}
+	res, err := readResource(t.Context(), conn, map[string]any{"uri": "media://big"})
+	if err != nil || len(res.Content) != 1 || res.Content[0].Type != tools.ContentText || !strings.Contains(res.Content[0].Text, "too large an audio blob") {
+		t.Errorf("read_resource of a big clip = %+v, %v; want a line saying it is too large", res, err)
+	}
+}
