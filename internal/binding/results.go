@@ -59,7 +59,19 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, original string, schema json.RawM
 // compileOutputSchema decodes and resolves schema without a loader: a
 // $ref to a document outside the schema fails here rather than being
 // fetched from wherever a server points it.
+//
+// Before that, the schema must pass the bounds of MaxOutputSchemaBytes and
+// MaxOutputSchemaDepth (a byte scan, before anything decodes it), and its
+// shape must neither loop without stepping into the value nor exceed
+// MaxOutputSchemaPaths: jsonschema-go would crash or take exponential
+// time on such a schema at every result.
 func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if err := checkSchemaBytes(raw); err != nil {
+		return nil, err
+	}
+	if err := checkSchemaShape(raw); err != nil {
+		return nil, err
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("decoding the output schema: %w", err)
