@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,7 +11,6 @@ import (
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
-	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -32,12 +30,14 @@ type outputCheck struct {
 	resolved *jsonschema.Resolved // nil: unusable, results go unchecked
 }
 
-// checkFor returns the check of tool original for its output schema, or
-// nil when it declares none. A schema seen for the first time is compiled
-// here; one that cannot be compiled gives a check that lets every result
-// through, and one OutputSchemaUnusable event. It runs on the binding's
+// checkFor returns the check of tool original (registered as name) for its
+// output schema, or nil when it declares none. A schema seen for the first
+// time is compiled here; one that cannot be compiled gives a check that
+// lets every result through, and one OutputSchemaUnusable event naming
+// the tool by its registry name, which is bounded and what the host calls
+// it by (the server's name for it is neither). It runs on the binding's
 // owner only (see Tools).
-func (b *Binding) checkFor(conn *mcpconn.Conn, original string, schema json.RawMessage, next map[string]*outputCheck) *outputCheck {
+func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema json.RawMessage, next map[string]*outputCheck) *outputCheck {
 	if schema == nil {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, original string, schema json.RawM
 	c := &outputCheck{schema: string(schema)}
 	resolved, err := compileOutputSchema(schema)
 	if err != nil {
-		b.emit(events.OutputSchemaUnusable{Tool: original, Error: conn.ScrubError(err.Error())})
+		b.emit(events.OutputSchemaUnusable{Tool: name, Error: conn.ScrubError(err.Error())})
 	} else {
 		c.resolved = resolved
 	}
@@ -139,18 +139,10 @@ func mismatch(conn *mcpconn.Conn, res tools.Result, err error) tools.Result {
 	return res
 }
 
-// scrubResult scrubs the machine-readable parts of res. A scrub that
-// happened to cut through JSON syntax (a secret's raw form spanning a
-// quote) leaves a JSON string saying so rather than invalid JSON.
+// scrubResult scrubs the machine-readable parts of res (the structured
+// content as redact.Scrubber.JSON does: valid JSON, or the quoted marker).
 func scrubResult(conn *mcpconn.Conn, res *tools.Result) {
-	if res.StructuredContent != nil {
-		if s := conn.Scrub(string(res.StructuredContent)); s != string(res.StructuredContent) {
-			res.StructuredContent = json.RawMessage(s)
-			if !json.Valid(res.StructuredContent) {
-				res.StructuredContent = json.RawMessage(strconv.Quote(redact.Marker))
-			}
-		}
-	}
+	res.StructuredContent = conn.ScrubJSON(res.StructuredContent)
 	for _, key := range []string{adapter.DetailResourceLinks, adapter.DetailEmbeddedResources} {
 		links, _ := res.Details[key].([]tools.ResourceLink)
 		for i := range links {

@@ -94,7 +94,7 @@ func TestUnusableOutputSchemaWarnsOnce(t *testing.T) {
 			unusable = append(unusable, u)
 		}
 	}
-	if len(unusable) != 1 || unusable[0].Tool != "remote_ref" || !strings.Contains(unusable[0].Error, "http://127.0.0.1:9/schema.json") {
+	if len(unusable) != 1 || unusable[0].Tool != "srv__remote_ref" || !strings.Contains(unusable[0].Error, "http://127.0.0.1:9/schema.json") {
 		t.Fatalf("OutputSchemaUnusable events = %+v, want one for remote_ref naming the $ref", unusable)
 	}
 }
@@ -128,4 +128,23 @@ func jsonEq(a, b string) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
+}
+
+// The event of an unusable schema names the tool by its registry name and
+// carries the compile error scrubbed and bounded, although the server
+// chose the schema (and may have echoed the secret of its config into a
+// $ref).
+func TestUnusableOutputSchemaEventIsScrubbed(t *testing.T) {
+	_, b, emitted := resultTools(t)
+	schema := `{"$ref":"http://127.0.0.1:9/` + planted + `/` + strings.Repeat("x", 8<<10) + `"}`
+	b.checkFor(b.Current(), "srv__echo", "echo", json.RawMessage(schema), map[string]*outputCheck{})
+	var got *events.OutputSchemaUnusable
+	for _, e := range emitted() {
+		if u, ok := e.(events.OutputSchemaUnusable); ok && u.Tool == "srv__echo" {
+			got = &u
+		}
+	}
+	if got == nil || strings.Contains(got.Error, planted) || len(got.Error) > 4200 {
+		t.Fatalf("event = %+v, want one for srv__echo, scrubbed and bounded", got)
+	}
 }

@@ -76,3 +76,7 @@ func (c *Conn) Scrub(text string) string { return c.scrub.String(text) }
 // runtime writes (a schema or validation error): scrubbed, then bounded
 // like every error that leaves a connection.
 func (c *Conn) ScrubError(text string) string { return c.scrub.ErrorString(text) }
+
+// ScrubJSON is Scrub for JSON that leaves as JSON (see
+// redact.Scrubber.JSON): the result is valid JSON whenever raw was.
+func (c *Conn) ScrubJSON(raw json.RawMessage) json.RawMessage { return c.scrub.JSON(raw) }
