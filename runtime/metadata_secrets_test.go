@@ -41,7 +41,9 @@ func TestToolMetadataHidesSecrets(t *testing.T) {
 					Meta: mcp.Meta{"ui": map[string]any{"domain": "https://" + key + ".invalid"}}}}}, nil
 			})
 		s.AddPrompt(&mcp.Prompt{Name: "p", Title: "P " + key},
-			func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return &mcp.GetPromptResult{}, nil })
+			func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{}, nil
+			})
 		return s
 	}
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(getServer, nil))
