@@ -61,15 +61,12 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema jso
 // fetched from wherever a server points it.
 //
 // Before that, the schema must pass the bounds of MaxOutputSchemaBytes and
-// MaxOutputSchemaDepth (a byte scan, before anything decodes it), and its
-// shape must neither loop without stepping into the value nor exceed
-// MaxOutputSchemaPaths: jsonschema-go would crash or take exponential
-// time on such a schema at every result.
+// MaxOutputSchemaDepth (a byte scan, before anything decodes it); once
+// resolved, its shape must neither loop without stepping into the value
+// nor exceed MaxOutputSchemaPaths: jsonschema-go would crash or take
+// exponential time on such a schema at every result.
 func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	if err := checkSchemaBytes(raw); err != nil {
-		return nil, err
-	}
-	if err := checkSchemaShape(raw); err != nil {
 		return nil, err
 	}
 	var s jsonschema.Schema
@@ -82,6 +79,9 @@ func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	r, err := s.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("resolving the output schema: %w", err)
+	}
+	if err := checkSchemaShape(raw); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -135,6 +135,7 @@ func mismatch(conn *mcpconn.Conn, res tools.Result, err error) tools.Result {
 		res.Details = map[string]any{}
 	}
 	res.Details[adapter.DetailIsError] = true
+	res.Details[adapter.DetailOutputSchemaMismatch] = true
 	scrubResult(conn, &res)
 	return res
 }

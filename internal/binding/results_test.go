@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/tools"
@@ -56,7 +57,7 @@ func TestStructuredResultsChecked(t *testing.T) {
 	}
 
 	broken := call(t, byName["structured_broken"], map[string]any{"text": "hi"})
-	if !broken.IsError || broken.Details["is_error"] != true || broken.StructuredContent != nil || len(broken.Content) != 2 {
+	if !broken.IsError || broken.Details["is_error"] != true || broken.Details[adapter.DetailOutputSchemaMismatch] != true || broken.StructuredContent != nil || len(broken.Content) != 2 {
 		t.Fatalf("structured_broken = %+v (structured %s), want a tool error with no structured content", broken, broken.StructuredContent)
 	}
 	if msg := broken.Content[0].Text; !strings.Contains(msg, "does not match its output schema") || !strings.Contains(msg, "integer") {
