@@ -11,6 +11,11 @@ import (
 const (
 	// DetailIsError is true when the tool reported a failure (MCP isError).
 	DetailIsError = "is_error"
+	// DetailOutputSchemaMismatch is true when the result is an error
+	// because its structured content did not match the tool's output
+	// schema (the runtime's check), rather than the tool's own isError;
+	// DetailIsError is true as well.
+	DetailOutputSchemaMismatch = "output_schema_mismatch"
 	// DetailResourceLinks holds the result's resource link blocks as
 	// []tools.ResourceLink, in the server's order: each also became a text
 	// line for the model.

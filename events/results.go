@@ -16,10 +16,12 @@ const TypeOutputSchemaUnusable = "output_schema_unusable"
 // same schema says nothing again.
 type OutputSchemaUnusable struct {
 	Header
-	// Tool is the tool's name on its server.
+	// Tool is the tool's registry name (as in ToolsChanged; bounded, see
+	// adapter.ToolName), not its name on the server, which is as long as
+	// the server likes.
 	Tool string
 	// Error says what is wrong with the schema, scrubbed of secrets and
-	// bounded.
+	// bounded (redact.MaxErrorBytes).
 	Error string
 }
 

@@ -17,39 +17,57 @@ var resultTools = []string{"everything__get-structured-content", "everything__ge
 
 // server-everything's structured result, annotated message and resource
 // links on every transport, through Runtime.CallTool and the HTTP call
-// route: the structured JSON is there and checked against the tool's
-// output schema (it matches), annotations are kept, links are listed in
-// Details. A secret of the server's config (the test marker) shows in
-// none of those fields.
+// route: get-structured-content shows its title, annotations and output
+// schema (T1's done-when), its structured JSON is there and checked
+// against that schema (it matches), annotations are kept, links are
+// listed in Details.
+//
+// server-everything echoes nothing of its config into these fields (its
+// structured result and links are fixed; get-env returns the environment
+// as text only), so no secret check here could fail: the proof that the
+// new fields hide secrets is the example server's, which echoes its
+// config's secret into each of them (runtime's TestResultFieldsHideSecrets
+// and TestToolMetadataHidesSecrets).
 func TestEverythingResults(t *testing.T) {
 	for _, transport := range []string{"stdio", "sse", "streamableHttp"} {
 		t.Run(transport, func(t *testing.T) {
 			srv, keep := everythingServer(t, transport)
-			if srv.Env == nil { // plant the marker as a secret on HTTP too
-				srv.Headers = map[string]string{"X-Test-Marker": marker}
-			}
 			rt := startRuntime(t, keep, srv)
 			rt.waitReady(t, "everything")
 			list := rt.waitTools(t, resultTools)
 			h := rt.Handler()
-			var checked []string // the runtime's own fields of every answer
 			callBoth := func(name, args string) (tools.Result, httpAnswer) {
 				t.Helper()
 				var in map[string]any
 				if err := json.Unmarshal([]byte(args), &in); err != nil {
 					t.Fatal(err)
 				}
-				res := rt.call(t, name, in)
-				ans := callHTTP(t, h, name, args)
-				checked = append(checked, string(res.StructuredContent), mustMarshal(t, res.Details),
-					string(ans.StructuredContent), mustMarshal(t, ans.Details))
-				return res, ans
+				return rt.call(t, name, in), callHTTP(t, h, name, args)
 			}
 
 			for _, tl := range list {
-				if tl.Name == "everything__get-structured-content" && tl.OutputSchema == nil {
-					t.Errorf("get-structured-content has no output schema: nothing was checked")
+				if tl.Name == "everything__get-structured-content" {
+					checkStructuredContentTool(t, "Go API", tl.Title, tl.Annotations, tl.OutputSchema)
 				}
+			}
+			var listed struct {
+				Tools []struct {
+					Name         string             `json:"name"`
+					Title        string             `json:"title"`
+					Annotations  *tools.Annotations `json:"annotations"`
+					OutputSchema json.RawMessage    `json:"output_schema"`
+				} `json:"tools"`
+			}
+			getJSON(t, h, "/api/mcp/tools", &listed)
+			found := false
+			for _, tl := range listed.Tools {
+				if tl.Name == "everything__get-structured-content" {
+					found = true
+					checkStructuredContentTool(t, "GET /api/mcp/tools", tl.Title, tl.Annotations, tl.OutputSchema)
+				}
+			}
+			if !found {
+				t.Errorf("GET /api/mcp/tools has no everything__get-structured-content")
 			}
 			const weather = `{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}`
 			res, ans := callBoth("everything__get-structured-content", `{"location":"Chicago"}`)
@@ -89,12 +107,47 @@ func TestEverythingResults(t *testing.T) {
 			if strings.Contains(rt.logs.String(), "output schema unusable") {
 				t.Errorf("an output schema of server-everything was unusable:\n%s", rt.logs.String())
 			}
-			for _, text := range checked {
-				if strings.Contains(text, marker) {
-					t.Errorf("a result field shows the planted secret: %s", text)
-				}
-			}
 		})
+	}
+}
+
+// checkStructuredContentTool asserts what server-everything sends of
+// get-structured-content (its tools/get-structured-content.js): the
+// title, all four hints as sent (on HTTP and SSE too: the SDK decodes
+// destructive and open-world as pointers, and read-only and idempotent,
+// plain booleans, are true), and the zod output schema of three typed
+// properties.
+func checkStructuredContentTool(t *testing.T, where, title string, a *tools.Annotations, schema json.RawMessage) {
+	t.Helper()
+	if title != "Get Structured Content Tool" {
+		t.Errorf("%s: title %q", where, title)
+	}
+	yes, no := true, false
+	want := &tools.Annotations{ReadOnlyHint: &yes, DestructiveHint: &no, IdempotentHint: &yes, OpenWorldHint: &no}
+	if !reflect.DeepEqual(a, want) {
+		t.Errorf("%s: annotations %s, want %s", where, mustMarshal(t, a), mustMarshal(t, want))
+	}
+	var s struct {
+		Type       string                       `json:"type"`
+		Properties map[string]map[string]string `json:"properties"`
+		Required   []string                     `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil || s.Type != "object" || len(s.Properties) != 3 ||
+		s.Properties["temperature"]["type"] != "number" || s.Properties["conditions"]["type"] != "string" ||
+		s.Properties["humidity"]["type"] != "number" || len(s.Required) != 3 {
+		t.Errorf("%s: output schema %s (%v), want an object of temperature, conditions and humidity, all required", where, schema, err)
+	}
+}
+
+// getJSON decodes the answer of a GET on h.
+func getJSON(t *testing.T, h http.Handler, path string, into any) {
+	t.Helper()
+	rec := serveAPI(h, "GET", path, "")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), into); err != nil {
+		t.Fatalf("decoding %s: %v", rec.Body, err)
 	}
 }
 

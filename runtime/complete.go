@@ -29,6 +29,8 @@ type CompletionRef struct {
 // mcpconn's MaxCompletionValues (100, the spec's cap) values, each
 // scrubbed of secrets and cut to 1 KiB, as they are the server's words.
 type Completion struct {
+	// Values are the suggested values, in the server's order; never nil
+	// (empty when the server has none).
 	Values []string `json:"values"`
 	// HasMore: the server has more values than it sent.
 	HasMore bool `json:"has_more"`

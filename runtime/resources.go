@@ -18,8 +18,12 @@ const MaxResourceURIBytes = 4096
 // carries what the host needs to sandbox it: csp (connectDomains,
 // resourceDomains, frameDomains, baseUriDomains), permissions (camera,
 // microphone, geolocation, clipboardWrite), domain and prefersBorder.
-// Nothing of the contents is scrubbed or cut: they are the resource, and
-// their size is bounded by the transport's answer limit (16 MiB).
+// Text and Blob are not scrubbed or cut: they are the resource, as the
+// server wrote it, and their size is bounded by the transport's answer
+// limit (16 MiB). URI, MIMEType and Meta are the runtime's description
+// of it, and are scrubbed of the connection's secrets like every such
+// field (a server may echo one into a URL in _meta): Meta stays valid
+// JSON, or becomes the quoted marker.
 type ResourceContents struct {
 	// URI is the URI of this item (a read may return several).
 	URI string
@@ -40,6 +44,8 @@ func (c ResourceContents) IsBlob() bool { return c.Blob != nil }
 
 // ResourceResult is what a resource read returned.
 type ResourceResult struct {
+	// Contents are the items of the resource, in the server's order (a
+	// read may return several, e.g. a directory's files); never nil.
 	Contents []ResourceContents
 }
 
@@ -77,10 +83,11 @@ func (r *Runtime) ReadResource(ctx context.Context, server, uri string) (Resourc
 		if c == nil {
 			continue
 		}
-		item := ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: slices.Clone(c.Blob)}
+		item := ResourceContents{URI: conn.Scrub(c.URI), MIMEType: conn.Scrub(c.MIMEType), Text: c.Text, Blob: slices.Clone(c.Blob)}
 		if len(c.Meta) > 0 {
 			// Decoded from JSON by the SDK, so it encodes again.
-			item.Meta, _ = json.Marshal(c.Meta)
+			meta, _ := json.Marshal(c.Meta)
+			item.Meta = conn.ScrubJSON(meta)
 		}
 		out.Contents = append(out.Contents, item)
 	}

@@ -98,7 +98,7 @@ func TestStructuredResults(t *testing.T) {
 	// The warning came with the first listing; a relisting (the change
 	// tool adds a tool) brings the same schema and says nothing again.
 	testutil.Await(t, sub, eventsWait, "remote_ref's schema unusable", func(e events.OutputSchemaUnusable) bool {
-		return e.Tool == "remote_ref" && strings.Contains(e.Error, "no loader")
+		return e.Tool == "ex__remote_ref" && strings.Contains(e.Error, "no loader")
 	})
 	mustCall(t, rt, "ex__change", map[string]any{"list": "tools"})
 	testutil.Await(t, sub, eventsWait, "the relisting", func(e events.ToolsChanged) bool { return slices.Contains(e.Added, "ex__extra_1") })

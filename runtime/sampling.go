@@ -58,7 +58,9 @@ const StopReasonToolUse = "toolUse"
 // SamplingTool is one tool a server offers the model in a sampling
 // request.
 type SamplingTool struct {
-	Name        string
+	// Name is what the model calls the tool by in its tool use.
+	Name string
+	// Description tells the model what the tool does.
 	Description string
 	// InputSchema is the JSON Schema of the tool's input, as the server
 	// sent it (re-encoded by the SDK).

@@ -63,3 +63,18 @@ func TestInstructionsChangedOnlyWhenTheTextDoes(t *testing.T) {
 		}
 	}
 }
+
+// The board keeps its own copy of a session's server info: the event
+// reached the host as well, and a host that changes its event (the
+// pointer it carries) cannot change Status().
+func TestServerInfoIsTheBoardsOwn(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ServerAdded{Header: hdr("fs")})
+	f.apply(state("fs", "starting"))
+	info := &events.ServerInfo{Name: "fs-server", Icons: []tools.Icon{{Src: "https://x.example/i.png", Sizes: []string{"16x16"}}}}
+	f.apply(events.SessionStarted{Header: hdr("fs"), PID: 7, ServerInfo: info})
+	info.Name, info.Icons[0].Sizes[0] = "changed by the host", "changed by the host"
+	if st, _ := f.b.Get("fs"); st.ServerInfo == nil || st.ServerInfo.Name != "fs-server" || st.ServerInfo.Icons[0].Sizes[0] != "16x16" {
+		t.Errorf("status = %+v: a change to the event reached the board", st.ServerInfo)
+	}
+}

@@ -170,7 +170,8 @@ func (b *Board) Apply(e events.Event) events.Event {
 	switch e := e.(type) {
 	case events.SessionStarted:
 		s.PID = e.PID
-		s.ServerInfo, s.ProtocolVersion = e.ServerInfo, e.ProtocolVersion
+		// A copy: the event reached the host too, which may change it.
+		s.ServerInfo, s.ProtocolVersion = e.ServerInfo.Clone(), e.ProtocolVersion
 	case events.SessionLost:
 		// PID goes with the state change that follows.
 	case events.ToolsChanged:

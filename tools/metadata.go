@@ -28,10 +28,17 @@ type Annotations struct {
 
 // Hints are a tool's behaviour hints with the spec's defaults filled in.
 type Hints struct {
-	ReadOnly    bool
+	// ReadOnly: the tool does not change its environment (default false).
+	ReadOnly bool
+	// Destructive: the tool may delete or overwrite (default true; a
+	// read-only tool is never destructive, whatever the server said).
 	Destructive bool
-	Idempotent  bool
-	OpenWorld   bool
+	// Idempotent: a repeat call with the same arguments has no further
+	// effect (default false).
+	Idempotent bool
+	// OpenWorld: the tool reaches entities outside the server (the web,
+	// other people's data) (default true).
+	OpenWorld bool
 }
 
 // Hints returns the hints a host should assume: each one the server sent,

@@ -47,11 +47,16 @@ type ContentAnnotations struct {
 // and MIMEType are set). The model sees a text line for it; a host that
 // wants to fetch or show the resource finds these in Details.
 type ResourceLink struct {
-	URI         string `json:"uri"`
-	Name        string `json:"name,omitempty"`
-	Title       string `json:"title,omitempty"`
+	// URI is the resource's URI, to read it by (resources/read).
+	URI string `json:"uri"`
+	// Name is the server's name for the resource.
+	Name string `json:"name,omitempty"`
+	// Title is its human-readable name, if the server sent one.
+	Title string `json:"title,omitempty"`
+	// Description says what the resource is, if the server said.
 	Description string `json:"description,omitempty"`
-	MIMEType    string `json:"mime_type,omitempty"`
+	// MIMEType is the resource's MIME type, if the server sent one.
+	MIMEType string `json:"mime_type,omitempty"`
 	// Size is the resource's size in bytes, nil when not sent.
 	Size *int64 `json:"size,omitempty"`
 }
@@ -63,8 +68,14 @@ type Result struct {
 	// StructuredContent is the tool's structured result as JSON, nil when
 	// the tool returned none. When the tool declares an output schema the
 	// runtime has checked it against that schema: a result that does not
-	// match arrives as IsError with a text block saying why (the SDK
+	// match arrives as IsError with a text block saying why, no
+	// StructuredContent and Details["output_schema_mismatch"] true (the SDK
 	// validates only on its server side, so this check is the runtime's).
+	// It goes unchecked when the tool set isError (a failure need not
+	// match), and when the schema is unusable (it does not compile, has a
+	// $ref outside itself, or is past the runtime's bounds of size, depth
+	// or cost; one output_schema_unusable event said so when it was
+	// listed).
 	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
 	// IsError reports that the tool itself reported a failure (MCP isError),
 	// or that its structured result did not match its output schema.
@@ -73,6 +84,7 @@ type Result struct {
 	IsError bool `json:"is_error"`
 	// Details carries what does not belong in the chat, under the keys
 	// documented in package adapter: "is_error" (true when IsError),
+	// "output_schema_mismatch" (true when the runtime made it an error),
 	// "resource_links" and "embedded_resources" ([]ResourceLink).
 	Details map[string]any `json:"details,omitempty"`
 }

@@ -94,7 +94,7 @@ func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
 		call := &toolCall{b: b, original: t.Name}
 		tool := conn.WithMetadata(t, tools.NewTool(name, b.server, t.Name, t.Description, schema, call))
 		// Set before the tool is registered, which publishes it to callers.
-		call.check = b.checkFor(conn, t.Name, tool.OutputSchema, checks)
+		call.check = b.checkFor(conn, name, t.Name, tool.OutputSchema, checks)
 		list = append(list, tool)
 	}
 	return list

@@ -22,6 +22,15 @@ type listedLabels struct {
 	MIMEType    string `json:"mime_type,omitempty"`
 }
 
+// labelsOf is what a listing calls a resource or template. Its title is
+// scrubbed, as every title the runtime shows (a tool's, a prompt's): the
+// server may echo a secret of its config into it. Name and description
+// are the server's words to the model, passed as they are, as its text
+// blocks are.
+func labelsOf(conn *mcpconn.Conn, name, title, description, mimeType string) listedLabels {
+	return listedLabels{name, conn.Scrub(title), description, mimeType}
+}
+
 // listedMeta are a resource's or template's icons and annotations in a
 // listing.
 type listedMeta struct {

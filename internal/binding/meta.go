@@ -137,13 +137,13 @@ func listResources(ctx context.Context, conn *mcpconn.Conn, args map[string]any)
 	}{Resources: []resource{}, NextCursor: res.NextCursor}
 	for _, r := range res.Resources {
 		if r != nil {
-			out.Resources = append(out.Resources, resource{r.URI, listedLabels{r.Name, r.Title, r.Description, r.MIMEType}, r.Size,
+			out.Resources = append(out.Resources, resource{r.URI, labelsOf(conn, r.Name, r.Title, r.Description, r.MIMEType), r.Size,
 				listedMeta{listedIcons(conn, r.Icons), annotationsOf(r.Annotations)}})
 		}
 	}
 	for _, t := range templates {
 		if t != nil {
-			out.Templates = append(out.Templates, template{t.URITemplate, listedLabels{t.Name, t.Title, t.Description, t.MIMEType},
+			out.Templates = append(out.Templates, template{t.URITemplate, labelsOf(conn, t.Name, t.Title, t.Description, t.MIMEType),
 				listedMeta{listedIcons(conn, t.Icons), annotationsOf(t.Annotations)}})
 		}
 	}
@@ -228,7 +228,7 @@ func listPrompts(ctx context.Context, conn *mcpconn.Conn, _ map[string]any) (too
 	}{Prompts: []prompt{}}
 	for _, p := range list {
 		if p != nil {
-			out.Prompts = append(out.Prompts, prompt{p.Name, p.Title, p.Description, listedIcons(conn, p.Icons), promptArguments(p)})
+			out.Prompts = append(out.Prompts, prompt{p.Name, conn.Scrub(p.Title), p.Description, listedIcons(conn, p.Icons), promptArguments(p)})
 		}
 	}
 	return textResult(out)

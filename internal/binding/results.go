@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,7 +11,6 @@ import (
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
-	"github.com/openprogram/mcpvisor/internal/redact"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
@@ -32,12 +30,14 @@ type outputCheck struct {
 	resolved *jsonschema.Resolved // nil: unusable, results go unchecked
 }
 
-// checkFor returns the check of tool original for its output schema, or
-// nil when it declares none. A schema seen for the first time is compiled
-// here; one that cannot be compiled gives a check that lets every result
-// through, and one OutputSchemaUnusable event. It runs on the binding's
+// checkFor returns the check of tool original (registered as name) for its
+// output schema, or nil when it declares none. A schema seen for the first
+// time is compiled here; one that cannot be compiled gives a check that
+// lets every result through, and one OutputSchemaUnusable event naming
+// the tool by its registry name, which is bounded and what the host calls
+// it by (the server's name for it is neither). It runs on the binding's
 // owner only (see Tools).
-func (b *Binding) checkFor(conn *mcpconn.Conn, original string, schema json.RawMessage, next map[string]*outputCheck) *outputCheck {
+func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema json.RawMessage, next map[string]*outputCheck) *outputCheck {
 	if schema == nil {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, original string, schema json.RawM
 	c := &outputCheck{schema: string(schema)}
 	resolved, err := compileOutputSchema(schema)
 	if err != nil {
-		b.emit(events.OutputSchemaUnusable{Tool: original, Error: conn.ScrubError(err.Error())})
+		b.emit(events.OutputSchemaUnusable{Tool: name, Error: conn.ScrubError(err.Error())})
 	} else {
 		c.resolved = resolved
 	}
@@ -59,7 +59,16 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, original string, schema json.RawM
 // compileOutputSchema decodes and resolves schema without a loader: a
 // $ref to a document outside the schema fails here rather than being
 // fetched from wherever a server points it.
+//
+// Before that, the schema must pass the bounds of MaxOutputSchemaBytes and
+// MaxOutputSchemaDepth (a byte scan, before anything decodes it); once
+// resolved, its shape must neither loop without stepping into the value
+// nor exceed MaxOutputSchemaPaths: jsonschema-go would crash or take
+// exponential time on such a schema at every result.
 func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if err := checkSchemaBytes(raw); err != nil {
+		return nil, err
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("decoding the output schema: %w", err)
@@ -70,6 +79,9 @@ func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	r, err := s.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("resolving the output schema: %w", err)
+	}
+	if err := checkSchemaShape(raw); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -123,22 +135,15 @@ func mismatch(conn *mcpconn.Conn, res tools.Result, err error) tools.Result {
 		res.Details = map[string]any{}
 	}
 	res.Details[adapter.DetailIsError] = true
+	res.Details[adapter.DetailOutputSchemaMismatch] = true
 	scrubResult(conn, &res)
 	return res
 }
 
-// scrubResult scrubs the machine-readable parts of res. A scrub that
-// happened to cut through JSON syntax (a secret's raw form spanning a
-// quote) leaves a JSON string saying so rather than invalid JSON.
+// scrubResult scrubs the machine-readable parts of res (the structured
+// content as redact.Scrubber.JSON does: valid JSON, or the quoted marker).
 func scrubResult(conn *mcpconn.Conn, res *tools.Result) {
-	if res.StructuredContent != nil {
-		if s := conn.Scrub(string(res.StructuredContent)); s != string(res.StructuredContent) {
-			res.StructuredContent = json.RawMessage(s)
-			if !json.Valid(res.StructuredContent) {
-				res.StructuredContent = json.RawMessage(strconv.Quote(redact.Marker))
-			}
-		}
-	}
+	res.StructuredContent = conn.ScrubJSON(res.StructuredContent)
 	for _, key := range []string{adapter.DetailResourceLinks, adapter.DetailEmbeddedResources} {
 		links, _ := res.Details[key].([]tools.ResourceLink)
 		for i := range links {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/internal/testutil"
@@ -57,7 +58,7 @@ func TestStructuredResultsChecked(t *testing.T) {
 	}
 
 	broken := call(t, byName["structured_broken"], map[string]any{"text": "hi"})
-	if !broken.IsError || broken.Details["is_error"] != true || broken.StructuredContent != nil || len(broken.Content) != 2 {
+	if !broken.IsError || broken.Details["is_error"] != true || broken.Details[adapter.DetailOutputSchemaMismatch] != true || broken.StructuredContent != nil || len(broken.Content) != 2 {
 		t.Fatalf("structured_broken = %+v (structured %s), want a tool error with no structured content", broken, broken.StructuredContent)
 	}
 	if msg := broken.Content[0].Text; !strings.Contains(msg, "does not match its output schema") || !strings.Contains(msg, "integer") {
@@ -95,7 +96,7 @@ func TestUnusableOutputSchemaWarnsOnce(t *testing.T) {
 			unusable = append(unusable, u)
 		}
 	}
-	if len(unusable) != 1 || unusable[0].Tool != "remote_ref" || !strings.Contains(unusable[0].Error, "http://127.0.0.1:9/schema.json") {
+	if len(unusable) != 1 || unusable[0].Tool != "srv__remote_ref" || !strings.Contains(unusable[0].Error, "http://127.0.0.1:9/schema.json") {
 		t.Fatalf("OutputSchemaUnusable events = %+v, want one for remote_ref naming the $ref", unusable)
 	}
 }
@@ -118,5 +119,24 @@ func TestResultFieldsScrubbed(t *testing.T) {
 		if strings.Contains(string(fields), planted) || !strings.Contains(string(fields), "[redacted]") {
 			t.Errorf("%s: %s, want the secret scrubbed", name, fields)
 		}
+	}
+}
+
+// The event of an unusable schema names the tool by its registry name and
+// carries the compile error scrubbed and bounded, although the server
+// chose the schema (and may have echoed the secret of its config into a
+// $ref).
+func TestUnusableOutputSchemaEventIsScrubbed(t *testing.T) {
+	_, b, emitted := resultTools(t)
+	schema := `{"$ref":"http://127.0.0.1:9/` + planted + `/` + strings.Repeat("x", 8<<10) + `"}`
+	b.checkFor(b.Current(), "srv__echo", "echo", json.RawMessage(schema), map[string]*outputCheck{})
+	var got *events.OutputSchemaUnusable
+	for _, e := range emitted() {
+		if u, ok := e.(events.OutputSchemaUnusable); ok && u.Tool == "srv__echo" {
+			got = &u
+		}
+	}
+	if got == nil || strings.Contains(got.Error, planted) || len(got.Error) > 4200 {
+		t.Fatalf("event = %+v, want one for srv__echo, scrubbed and bounded", got)
 	}
 }

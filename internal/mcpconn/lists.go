@@ -24,6 +24,12 @@ func (c *Conn) ProtocolVersion() string {
 
 // ListTools lists the server's tools anew (after a tools/list_changed).
 func (c *Conn) ListTools(ctx context.Context) (list []*mcp.Tool, err error) {
+	if c.tap != nil {
+		// A listing that times out is forgotten by the tap, like a call.
+		slot := &structuredSlot{}
+		defer c.tap.forget(slot)
+		ctx = context.WithValue(ctx, structuredSlotKey{}, slot)
+	}
 	err = c.do(ctx, op{verb: "listing tools"}, func(ctx context.Context) error {
 		list, err = listTools(ctx, c.cs)
 		return err

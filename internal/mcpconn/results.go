@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,6 +24,7 @@ func (c *Conn) CallToolJSON(ctx context.Context, name string, args any) (*mcp.Ca
 		return res, nil, err
 	}
 	slot := &structuredSlot{}
+	defer c.tap.forget(slot)
 	res, err := c.CallTool(context.WithValue(ctx, structuredSlotKey{}, slot), name, args)
 	if err != nil {
 		return nil, nil, err
@@ -40,9 +43,23 @@ type structuredSlotKey struct{}
 
 // structuredSlot receives the structuredContent of a tools/call answer.
 // The tap sets it on the session's reading goroutine; the caller reads it
-// once the SDK handed over the result.
+// once the SDK handed over the result. It also records the ids the call's
+// requests went out under (several, when the SDK retried it for input), so
+// that the tap can forget them when the call returns unanswered.
 type structuredSlot struct {
 	raw atomic.Pointer[json.RawMessage]
+	mu  sync.Mutex
+	ids []jsonrpc.ID
+}
+
+// sent records that the call sent a request under id.
+func (s *structuredSlot) sent(id jsonrpc.ID) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.ids = append(s.ids, id)
+	s.mu.Unlock()
 }
 
 var structuredKey = []byte(`"structuredContent"`)
@@ -76,3 +93,7 @@ func (c *Conn) Scrub(text string) string { return c.scrub.String(text) }
 // runtime writes (a schema or validation error): scrubbed, then bounded
 // like every error that leaves a connection.
 func (c *Conn) ScrubError(text string) string { return c.scrub.ErrorString(text) }
+
+// ScrubJSON is Scrub for JSON that leaves as JSON (see
+// redact.Scrubber.JSON): the result is valid JSON whenever raw was.
+func (c *Conn) ScrubJSON(raw json.RawMessage) json.RawMessage { return c.scrub.JSON(raw) }

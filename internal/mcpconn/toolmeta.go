@@ -14,7 +14,26 @@ import (
 // from the bytes the server sent; on HTTP and SSE from the SDK's decoded
 // form (see tools.Annotations for what that loses). It runs once per tool
 // list, never per call.
+//
+// A server may echo a secret of its config into any of these (a title, a
+// description in the schema, a URL in _meta), and they leave through the
+// tool listings: the title and the annotations' title are scrubbed with
+// the connection's scrubber, the schema and _meta as JSON
+// (redact.Scrubber.JSON: still valid JSON, or the quoted marker; a schema
+// left as the marker is then unusable, its results unchecked). Icons are
+// Icons'.
 func (c *Conn) WithMetadata(t *mcp.Tool, tool tools.Tool) tools.Tool {
+	tool = c.withMetadata(t, tool)
+	tool.Title = c.Scrub(tool.Title)
+	if tool.Annotations != nil {
+		tool.Annotations.Title = c.Scrub(tool.Annotations.Title)
+	}
+	tool.OutputSchema, tool.Meta = c.ScrubJSON(tool.OutputSchema), c.ScrubJSON(tool.Meta)
+	return withAppMeta(tool.Meta, tool)
+}
+
+// withMetadata is WithMetadata before scrubbing.
+func (c *Conn) withMetadata(t *mcp.Tool, tool tools.Tool) tools.Tool {
 	tool.Title = t.Title
 	tool.Icons = c.Icons(t.Icons)
 	raw, tapped := c.tap.tool(t.Name)
@@ -22,7 +41,7 @@ func (c *Conn) WithMetadata(t *mcp.Tool, tool tools.Tool) tools.Tool {
 		tool.OutputSchema = nonNull(raw.OutputSchema)
 		tool.Annotations = tappedAnnotations(raw.Annotations)
 		tool.Meta = nonNull(raw.Meta)
-		return withAppMeta(tool.Meta, tool)
+		return tool
 	}
 	if t.OutputSchema != nil {
 		tool.OutputSchema = marshaled(t.OutputSchema)
@@ -41,7 +60,7 @@ func (c *Conn) WithMetadata(t *mcp.Tool, tool tools.Tool) tools.Tool {
 			tool.Annotations.IdempotentHint = &sent
 		}
 	}
-	return withAppMeta(tool.Meta, tool)
+	return tool
 }
 
 // tappedAnnotations decodes annotations as sent: a pointer per hint says

@@ -15,8 +15,8 @@ func TestWithMetadataFromTheTap(t *testing.T) {
 	const output = `{"type":"object","properties":{"zeta":{"type":"integer","maximum":12345678901234567890},"alpha":{}}}`
 	const meta = `{"ui":{"resourceUri":"ui://x/y"},"b":1,"a":2}`
 	w := newWireTap()
-	w.keepSchemas(json.RawMessage(`{"tools":[{"name":"t","inputSchema":{"type":"object"},"outputSchema":` + output +
-		`,"annotations":{"readOnlyHint":false,"openWorldHint":true},"_meta":` + meta + `},{"name":"bare","inputSchema":{"type":"object"},"annotations":null}]}`))
+	w.keepSchemas(json.RawMessage(`{"tools":[{"name":"t","inputSchema":{"type":"object"},"outputSchema":`+output+
+		`,"annotations":{"readOnlyHint":false,"openWorldHint":true},"_meta":`+meta+`},{"name":"bare","inputSchema":{"type":"object"},"annotations":null}]}`), true)
 	c := &Conn{tap: w}
 	// The SDK's decoded form, which the tap's bytes override.
 	decoded := &mcp.Tool{Name: "t", Title: "T", Annotations: &mcp.ToolAnnotations{}, Icons: []mcp.Icon{{Source: "https://x/i.png", Theme: mcp.IconThemeLight}}}

@@ -55,10 +55,16 @@ type wireTap struct {
 	schemas map[string]tappedTool      // tool name -> its parts as sent
 }
 
-// pendingCall is an outgoing request the tap waits to see answered.
+// pendingCall is an outgoing request the tap waits to see answered. The
+// entry goes when the answer comes, or when the call returns without one
+// (it timed out or was cancelled, and a server that honours
+// notifications/cancelled never answers): the caller's slot records the
+// ids it was sent under (see forget), so that pending does not grow with
+// every abandoned call for the connection's life.
 type pendingCall struct {
-	method string
-	slot   *structuredSlot // a tools/call's receiver of its structuredContent, or nil
+	method    string
+	slot      *structuredSlot // a tools/call's receiver of its structuredContent, or nil
+	firstPage bool            // a tools/list without a cursor: the listing starts anew
 }
 
 // tappedTool is the part of a tools/list entry the tap keeps as sent.
@@ -76,11 +82,37 @@ func newWireTap() *wireTap {
 func (w *wireTap) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && (req.Method == "tools/call" || req.Method == "tools/list") {
 		slot, _ := ctx.Value(structuredSlotKey{}).(*structuredSlot)
+		slot.sent(req.ID)
 		w.mu.Lock()
-		w.pending[req.ID] = pendingCall{req.Method, slot}
+		w.pending[req.ID] = pendingCall{req.Method, slot, req.Method == "tools/list" && !hasCursor(req.Params)}
 		w.mu.Unlock()
 	}
 	return w.Connection.Write(ctx, msg)
+}
+
+// hasCursor reports whether a list request asks for a page after the
+// first.
+func hasCursor(params json.RawMessage) bool {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	return json.Unmarshal(params, &p) == nil && p.Cursor != ""
+}
+
+// forget drops the pending entries of the requests slot's call sent: the
+// call returned, so nobody waits for their answers any more.
+func (w *wireTap) forget(slot *structuredSlot) {
+	if w == nil || slot == nil {
+		return
+	}
+	slot.mu.Lock()
+	ids := slot.ids
+	slot.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, id := range ids {
+		delete(w.pending, id)
+	}
 }
 
 func (w *wireTap) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -105,7 +137,7 @@ func (w *wireTap) Read(ctx context.Context) (jsonrpc.Message, error) {
 		resp.Result = readableContent(resp.Result)
 		call.slot.keep(resp.Result)
 	case "tools/list":
-		w.keepSchemas(resp.Result)
+		w.keepSchemas(resp.Result, call.firstPage)
 	}
 	return msg, nil
 }
@@ -133,7 +165,11 @@ func (w *wireTap) tool(name string) (tappedTool, bool) {
 	return t, ok
 }
 
-func (w *wireTap) keepSchemas(result json.RawMessage) {
+// keepSchemas keeps the tools of one page of a tools/list answer. The
+// first page of a listing replaces what the tap held, so that tools a
+// server dropped do not stay for the connection's life; later pages add
+// to it.
+func (w *wireTap) keepSchemas(result json.RawMessage, firstPage bool) {
 	var list struct {
 		Tools []struct {
 			Name string `json:"name"`
@@ -145,6 +181,9 @@ func (w *wireTap) keepSchemas(result json.RawMessage) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if firstPage {
+		w.schemas = make(map[string]tappedTool, len(list.Tools))
+	}
 	for _, t := range list.Tools {
 		// The list's bytes belong to the SDK; keep copies.
 		w.schemas[t.Name] = tappedTool{

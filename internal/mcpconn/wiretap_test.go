@@ -1,8 +1,13 @@
 package mcpconn
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestReadableContent(t *testing.T) {
@@ -53,4 +58,62 @@ func jsonEqual(a, b string) bool {
 	ja, _ := json.Marshal(x)
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
+}
+
+// nopConn is a connection that swallows every message.
+type nopConn struct{ mcp.Connection }
+
+func (nopConn) Write(context.Context, jsonrpc.Message) error { return nil }
+
+// A tools/call the caller gave up on (timeout, cancel) is never answered
+// by a server that honours notifications/cancelled: its pending entry goes
+// when the call returns (CallToolJSON forgets its slot), not with an
+// answer that never comes.
+func TestTapForgetsAbandonedCalls(t *testing.T) {
+	w := newWireTap()
+	w.Connection = nopConn{}
+	for i := range 1000 {
+		id, _ := jsonrpc.MakeID(float64(i))
+		slot := &structuredSlot{}
+		ctx := context.WithValue(context.Background(), structuredSlotKey{}, slot)
+		_ = w.Write(ctx, &jsonrpc.Request{ID: id, Method: "tools/call"})
+		if i%2 == 0 { // an MRTR retry shares the call's slot
+			retry, _ := jsonrpc.MakeID(float64(i + 100000))
+			_ = w.Write(ctx, &jsonrpc.Request{ID: retry, Method: "tools/call"})
+		}
+		w.forget(slot)
+	}
+	if n := len(w.pending); n != 0 {
+		t.Errorf("%d pending entries held for calls nobody waits for", n)
+	}
+}
+
+// Each listing's first page (a tools/list without a cursor) replaces the
+// tools the tap holds; its later pages add to them.
+func TestTapSchemasFollowTheListing(t *testing.T) {
+	w := newWireTap()
+	w.Connection = nopConn{}
+	page := func(name string) json.RawMessage {
+		return json.RawMessage(`{"tools":[{"name":"` + name + `","inputSchema":{}}]}`)
+	}
+	for i := range 100 {
+		w.keepSchemas(page(fmt.Sprintf("t%d", i)), true)
+	}
+	if n := len(w.schemas); n != 1 {
+		t.Errorf("the tap holds %d tools after listings of one tool each", n)
+	}
+	w.keepSchemas(page("second"), false)
+	_, first := w.tool("t99")
+	_, second := w.tool("second")
+	if !first || !second {
+		t.Errorf("a later page dropped the first page's tools (t99 %v, second %v)", first, second)
+	}
+	// Write tells a first page from a later one by the request's cursor.
+	for cursor, want := range map[string]bool{`{}`: true, `{"cursor":"c2"}`: false} {
+		id, _ := jsonrpc.MakeID(cursor)
+		_ = w.Write(context.Background(), &jsonrpc.Request{ID: id, Method: "tools/list", Params: json.RawMessage(cursor)})
+		if got := w.pending[id].firstPage; got != want {
+			t.Errorf("params %s: first page %v, want %v", cursor, got, want)
+		}
+	}
 }

@@ -34,12 +34,26 @@ const MaxErrorBytes = 4096
 // ErrorTruncated ends an error text that [Scrubber.ErrorString] cut.
 const ErrorTruncated = " …[error truncated]"
 
+// maxScrubbedErrorBytes bounds what of an error's text is scrubbed at all
+// (64 KiB, far past MaxErrorBytes): a validator's error can run to
+// megabytes, and scrubbing all of it only to keep 4 KiB would cost time
+// and memory a server chooses.
+const maxScrubbedErrorBytes = 64 << 10
+
 // ErrorString is an error's text as it may leave a connection: scrubbed,
 // then cut to MaxErrorBytes on a UTF-8 boundary and marked with
-// ErrorTruncated if it is longer.
+// ErrorTruncated if it is longer. A text past maxScrubbedErrorBytes is cut
+// to that first: [Scrubber.Cut] drops the beginning of a secret the cut
+// split, so the scrub that follows sees no part of a secret it cannot
+// recognise; the text is then marked truncated whatever its length after
+// scrubbing.
 func (s *Scrubber) ErrorString(text string) string {
+	cut := len(text) > maxScrubbedErrorBytes
+	if cut {
+		text = s.Cut(text, maxScrubbedErrorBytes)
+	}
 	text = s.String(text)
-	if len(text) > MaxErrorBytes {
+	if cut || len(text) > MaxErrorBytes {
 		text = s.Cut(text, MaxErrorBytes) + ErrorTruncated
 	}
 	return text

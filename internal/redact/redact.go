@@ -185,9 +185,10 @@ func (s *Scrubber) Longest() int {
 	return 0
 }
 
-// Cut shortens an already scrubbed text to at most n bytes, on a UTF-8
-// boundary, and drops a trailing beginning of any secret form whose rest
-// fell past the cut.
+// Cut shortens a text to at most n bytes, on a UTF-8 boundary, and drops
+// a trailing beginning of any secret form whose rest fell past the cut, so
+// that scrubbing the result (or having scrubbed it before) leaves no part
+// of a secret.
 func (s *Scrubber) Cut(text string, n int) string {
 	if len(text) <= n {
 		return text
@@ -197,11 +198,16 @@ func (s *Scrubber) Cut(text string, n int) string {
 	if snap == nil {
 		return text
 	}
-	for _, f := range snap.forms {
-		for k := min(len(f)-1, len(text)); k > 0; k-- {
-			if strings.HasSuffix(text, f[:k]) {
-				text = text[:len(text)-k]
-				break
+	// Until no form's beginning ends the text: dropping one can bare
+	// another (a secret that repeats itself, one starting inside another).
+	for dropped := true; dropped; {
+		dropped = false
+		for _, f := range snap.forms {
+			for k := min(len(f)-1, len(text)); k > 0; k-- {
+				if strings.HasSuffix(text, f[:k]) {
+					text, dropped = text[:len(text)-k], true
+					break
+				}
 			}
 		}
 	}

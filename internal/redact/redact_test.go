@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -272,5 +273,30 @@ func TestErrorTextIsBounded(t *testing.T) {
 	}
 	if got := BoundError("short"); got != "short" {
 		t.Errorf("BoundError(short) = %q", got)
+	}
+}
+
+// A validator's error text can run to megabytes: ErrorString cuts it to
+// maxScrubbedErrorBytes before scrubbing (the scrub allocates no more than
+// that), and that first cut drops the part of a secret it split, even when
+// scrubbing then shrinks the text below MaxErrorBytes.
+func TestErrorStringCutsBeforeScrubbing(t *testing.T) {
+	long := strings.Repeat("LONG-SECRET-", 16000/12) // shrinks to a marker when scrubbed
+	s := New(long, "SECRET-VALUE-0123456789")
+	text := strings.Repeat(long, 5) // the fifth crosses maxScrubbedErrorBytes
+	got := s.ErrorString(text)
+	if strings.Contains(got, "LONG-SECRET") || !strings.HasSuffix(got, ErrorTruncated) {
+		t.Errorf("the first cut left part of a secret, or no mark: %q", got)
+	}
+	huge := strings.Repeat("SECRET-VALUE-0123456789 ", 16<<20/24)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got = s.ErrorString(huge)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*maxScrubbedErrorBytes {
+		t.Errorf("scrubbing a %d-byte error text allocated %d bytes: it was not cut first", len(huge), alloc)
+	}
+	if strings.Contains(got, "SECRET-VALUE") || !strings.HasSuffix(got, ErrorTruncated) {
+		t.Errorf("huge text: %q", got)
 	}
 }
