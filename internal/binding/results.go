@@ -62,9 +62,10 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema jso
 //
 // Before that, the schema must pass the bounds of MaxOutputSchemaBytes and
 // MaxOutputSchemaDepth (a byte scan, before anything decodes it); once
-// resolved, its shape must neither loop without stepping into the value
-// nor exceed MaxOutputSchemaPaths: jsonschema-go would crash or take
-// exponential time on such a schema at every result.
+// resolved, its shape must neither loop without stepping into the value,
+// nor exceed MaxOutputSchemaPaths, nor recurse over one part of a value by
+// two paths (see checkRecursion): jsonschema-go would crash or take time
+// exponential in the schema or in the result's depth at every result.
 func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	if err := checkSchemaBytes(raw); err != nil {
 		return nil, err

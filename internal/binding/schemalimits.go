@@ -29,7 +29,8 @@ const (
 	// small schema whose anyOf branches share a $ref at each of many levels
 	// cannot make one check exponential. A $ref back to a schema that
 	// encloses it (a recursive tree) counts once: its recursion is bounded
-	// by the result's own depth.
+	// by the result's own depth, and checkRecursion refuses one that would
+	// check a part of the result more than once per level.
 	MaxOutputSchemaPaths = 10_000
 )
 
@@ -97,6 +98,9 @@ type schemaGraph struct {
 type schemaEdge struct {
 	to      string
 	descend bool // the subschema applies to a value inside this one's
+	// step is the part of the value a descending edge applies to (see
+	// stepOf); "" for an edge that does not descend.
+	step string
 }
 
 // checkSchemaShape refuses a schema that loops without stepping into the
@@ -124,7 +128,7 @@ func checkSchemaShape(raw []byte) error {
 	if n := g.paths(); n > MaxOutputSchemaPaths {
 		return fmt.Errorf("output schema with more than %d paths through its subschemas", MaxOutputSchemaPaths)
 	}
-	return nil
+	return g.checkRecursion()
 }
 
 func (g *schemaGraph) findAnchors(v any, ptr string) {
@@ -168,7 +172,13 @@ func (g *schemaGraph) build(v any, ptr string) error {
 		}
 	}
 	var out []schemaEdge
-	add := func(to string, descend bool) { out = append(out, schemaEdge{to, descend}) }
+	add := func(to string, descend bool) {
+		e := schemaEdge{to: to, descend: descend}
+		if descend {
+			e.step = stepOf(ptr, to)
+		}
+		out = append(out, e)
+	}
 	if ref, ok := m["$ref"].(string); ok {
 		to, err := g.target(ref)
 		if err != nil {
@@ -324,4 +334,19 @@ func (g *schemaGraph) paths() int {
 		return total
 	}
 	return count("")
+}
+
+// stepOf labels the descending edge from ptr to its subschema to with the
+// part of the value it applies to: "p:NAME" for a named property, "o*" for
+// any member of an object, "a*" for any element of an array (see
+// checkRecursion).
+func stepOf(ptr, to string) string {
+	key, sub, _ := strings.Cut(to[len(ptr)+1:], "/")
+	switch key {
+	case "properties":
+		return "p:" + sub
+	case "additionalProperties", "patternProperties", "propertyNames", "unevaluatedProperties":
+		return "o*"
+	}
+	return "a*"
 }
