@@ -1,7 +1,6 @@
 package server
 
 import (
-	"reflect"
 	"slices"
 
 	"github.com/openprogram/mcpvisor/events"
@@ -50,13 +49,13 @@ func withServer(e events.Event, name string) events.Event {
 // instructions. InstructionsChanged goes out for every session, before
 // the move to ready: the status board, which holds the text shown, drops
 // it when the text is the same (a reconnect, a respawned actor).
-func (a *Actor) sessionStarted(conn *mcpconn.Conn) {
-	id := conn.Identity()
-	if reflect.DeepEqual(a.info, id.ServerInfo) {
-		id.ServerInfo = a.info
-	}
-	a.info = id.ServerInfo
-	a.emit(events.SessionStarted{PID: conn.PID(), ProtocolVersion: id.ProtocolVersion, ServerInfo: id.ServerInfo})
+func (a *Actor) sessionStarted(conn *mcpconn.Conn) { a.announce(conn.PID(), conn.Identity()) }
+
+// announce is sessionStarted for the session of pid that says id. The
+// event's server info is its own copy, shared with nothing the actor or
+// another event holds: a host may change the event it was given.
+func (a *Actor) announce(pid int, id mcpconn.Identity) {
+	a.emit(events.SessionStarted{PID: pid, ProtocolVersion: id.ProtocolVersion, ServerInfo: id.ServerInfo.Clone()})
 	a.emit(events.InstructionsChanged{Instructions: id.Instructions})
 }
 

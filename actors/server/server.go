@@ -94,10 +94,6 @@ type Actor struct {
 	// the state (a StateChanged is emitted when st differs from it).
 	toolNames, promptNames []string
 	shown                  status.Server
-	// info is the server info of the last session, reused while a new
-	// session says the same, so that the events of a flapping server
-	// share one copy.
-	info *events.ServerInfo
 
 	// Recovery of a lost session (V1): recovering from the loss until a
 	// session is ready again or a command takes over; retryToken tells the
