@@ -26,8 +26,16 @@ import (
 // outputCheck is one tool's compiled output schema. It never changes once
 // built, so the executors of several listings may share it.
 type outputCheck struct {
-	schema   string               // the schema as listed, to recognise it in a relisting
-	resolved *jsonschema.Resolved // nil: unusable, results go unchecked
+	schema   string          // the schema as listed, to recognise it in a relisting
+	compiled *compiledSchema // nil: unusable, results go unchecked
+}
+
+// compiledSchema is a resolved output schema; recursive says it has a
+// $ref back to a schema that encloses it, which a check follows as deep
+// as the result goes (see MaxCheckedResultDepth).
+type compiledSchema struct {
+	*jsonschema.Resolved
+	recursive bool
 }
 
 // checkFor returns the check of tool original (registered as name) for its
@@ -46,11 +54,11 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema jso
 		return c
 	}
 	c := &outputCheck{schema: string(schema)}
-	resolved, err := compileOutputSchema(schema)
+	compiled, err := compileOutputSchema(schema)
 	if err != nil {
 		b.emit(events.OutputSchemaUnusable{Tool: name, Error: conn.ScrubError(err.Error())})
 	} else {
-		c.resolved = resolved
+		c.compiled = compiled
 	}
 	next[original] = c
 	return c
@@ -63,10 +71,12 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema jso
 // Before that, the schema must pass the bounds of MaxOutputSchemaBytes and
 // MaxOutputSchemaDepth (a byte scan, before anything decodes it); once
 // resolved, its shape must neither loop without stepping into the value,
-// nor exceed MaxOutputSchemaPaths, nor recurse over one part of a value by
-// two paths (see checkRecursion): jsonschema-go would crash or take time
-// exponential in the schema or in the result's depth at every result.
-func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+// nor exceed MaxOutputSchemaPaths, MaxOutputSchemaChain or
+// MaxOutputSchemaName, nor recurse over one part of a value by two paths
+// (see checkRecursion): jsonschema-go would crash, or take time
+// exponential in the schema or in the result's depth, or build errors
+// of megabytes, at every result.
+func compileOutputSchema(raw json.RawMessage) (*compiledSchema, error) {
 	if err := checkSchemaBytes(raw); err != nil {
 		return nil, err
 	}
@@ -81,10 +91,11 @@ func compileOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving the output schema: %w", err)
 	}
-	if err := checkSchemaShape(raw); err != nil {
+	recursive, err := checkSchemaShape(raw)
+	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	return &compiledSchema{r, recursive}, nil
 }
 
 // validatable mirrors the "$schema" values jsonschema-go's Validate takes,
@@ -113,10 +124,14 @@ var errNoStructuredContent = errors.New("the tool returned no structured content
 // it for a checked one.
 func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult, structured json.RawMessage) tools.Result {
 	res := adapter.ConvertResultJSON(r, structured)
-	if check != nil && check.resolved != nil && r != nil && !r.IsError {
+	if check != nil && check.compiled != nil && r != nil && !r.IsError {
 		err := errNoStructuredContent
-		if r.StructuredContent != nil {
-			err = check.resolved.Validate(r.StructuredContent)
+		switch {
+		case r.StructuredContent == nil:
+		case check.compiled.recursive && nestedDeeper(r.StructuredContent, MaxCheckedResultDepth):
+			err = errResultTooDeep
+		default:
+			err = check.compiled.Validate(r.StructuredContent)
 		}
 		if err != nil {
 			return mismatch(conn, res, err)
@@ -124,6 +139,42 @@ func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult, struc
 	}
 	scrubResult(conn, &res)
 	return res
+}
+
+// MaxCheckedResultDepth bounds how deep a structured result is checked
+// against a recursive output schema (64 levels of objects and arrays): a
+// check costs time quadratic in the depth it follows (jsonschema-go
+// wraps its error, and prints the failing value, at every level), and a
+// recursive schema follows the result's. A deeper result does not match.
+// A schema that does not recurse stops at its own depth.
+const MaxCheckedResultDepth = 64
+
+var errResultTooDeep = fmt.Errorf("the structured result is nested deeper than %d levels, the most checked against a recursive output schema", MaxCheckedResultDepth)
+
+// nestedDeeper reports whether v, as decoded from JSON, nests objects and
+// arrays deeper than limit.
+func nestedDeeper(v any, limit int) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if limit == 0 {
+			return true
+		}
+		for _, c := range v {
+			if nestedDeeper(c, limit-1) {
+				return true
+			}
+		}
+	case []any:
+		if limit == 0 {
+			return true
+		}
+		for _, c := range v {
+			if nestedDeeper(c, limit-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func mismatch(conn *mcpconn.Conn, res tools.Result, err error) tools.Result {

@@ -32,6 +32,16 @@ const (
 	// by the result's own depth, and checkRecursion refuses one that would
 	// check a part of the result more than once per level.
 	MaxOutputSchemaPaths = 10_000
+	// MaxOutputSchemaChain bounds the subschemas one value goes through
+	// without stepping into it (16): a chain of $refs or combinators. With
+	// MaxOutputSchemaName and MaxCheckedResultDepth it bounds the error a
+	// failed check builds, which jsonschema-go wraps with the name of every
+	// subschema it went through, copying it at each one.
+	MaxOutputSchemaChain = 16
+	// MaxOutputSchemaName bounds the names jsonschema-go quotes for a
+	// subschema in its errors (512 bytes): its JSON pointer, $id and
+	// $anchor.
+	MaxOutputSchemaName = 512
 )
 
 // errSchemaLoop is a schema that applies itself to the same value again
@@ -108,10 +118,10 @@ type schemaEdge struct {
 // checkSchemaBytes and decoded; a $ref it cannot follow here (into an
 // embedded resource with its own $id, or dynamic) makes it unusable
 // rather than unchecked for cost.
-func checkSchemaShape(raw []byte) error {
+func checkSchemaShape(raw []byte) (recursive bool, err error) {
 	g := &schemaGraph{edges: map[string][]schemaEdge{}, anchors: map[string]string{}}
 	if err := json.Unmarshal(raw, &g.root); err != nil {
-		return fmt.Errorf("decoding the output schema: %w", err)
+		return false, fmt.Errorf("decoding the output schema: %w", err)
 	}
 	if m, ok := g.root.(map[string]any); ok {
 		if id, ok := m["$id"].(string); ok {
@@ -120,13 +130,16 @@ func checkSchemaShape(raw []byte) error {
 	}
 	g.findAnchors(g.root, "")
 	if err := g.build(g.root, ""); err != nil {
-		return err
+		return false, err
 	}
 	if g.loops() {
-		return errSchemaLoop
+		return false, errSchemaLoop
 	}
 	if n := g.paths(); n > MaxOutputSchemaPaths {
-		return fmt.Errorf("output schema with more than %d paths through its subschemas", MaxOutputSchemaPaths)
+		return false, fmt.Errorf("output schema with more than %d paths through its subschemas", MaxOutputSchemaPaths)
+	}
+	if g.chain() > MaxOutputSchemaChain {
+		return false, fmt.Errorf("output schema with a chain of more than %d $refs or combinators on one value", MaxOutputSchemaChain)
 	}
 	return g.checkRecursion()
 }
@@ -161,6 +174,14 @@ func (g *schemaGraph) build(v any, ptr string) error {
 		return nil
 	}
 	g.edges[ptr] = nil
+	if len(ptr) > MaxOutputSchemaName {
+		return fmt.Errorf("output schema with a subschema at a path of more than %d bytes", MaxOutputSchemaName)
+	}
+	for _, k := range []string{"$id", "$anchor", "$dynamicAnchor"} {
+		if name, _ := m[k].(string); len(name) > MaxOutputSchemaName {
+			return fmt.Errorf("output schema with a %s of more than %d bytes", k, MaxOutputSchemaName)
+		}
+	}
 	if ptr != "" {
 		if id, ok := m["$id"].(string); ok && !strings.HasPrefix(id, "#") {
 			return fmt.Errorf("output schema with an embedded $id %q: its $refs are not followed", id)
@@ -305,6 +326,31 @@ func (g *schemaGraph) loops() bool {
 		}
 	}
 	return false
+}
+
+// chain is the length of the longest path of edges that do not step into
+// the value (acyclic: loops has passed).
+func (g *schemaGraph) chain() int {
+	memo := map[string]int{}
+	var longest func(string) int
+	longest = func(n string) int {
+		if l, ok := memo[n]; ok {
+			return l
+		}
+		l := 0
+		for _, e := range g.edges[n] {
+			if !e.descend {
+				l = max(l, 1+longest(e.to))
+			}
+		}
+		memo[n] = l
+		return l
+	}
+	most := 0
+	for n := range g.edges {
+		most = max(most, longest(n))
+	}
+	return most
 }
 
 // paths counts the root's paths through the graph, memoized; an edge back

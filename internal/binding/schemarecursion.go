@@ -65,7 +65,9 @@ type recursions struct {
 	anyMemo map[string]map[stepTo]bool
 }
 
-func (g *schemaGraph) checkRecursion() error {
+// checkRecursion applies both rules; recursive reports whether the schema
+// has a recursion at all.
+func (g *schemaGraph) checkRecursion() (recursive bool, err error) {
 	r := &recursions{g: g, comp: map[string]int{}, memo: map[string]map[stepTo]int{}, anyMemo: map[string]map[stepTo]bool{}}
 	r.components()
 	cyclic := make([]bool, len(r.members))
@@ -74,9 +76,10 @@ func (g *schemaGraph) checkRecursion() error {
 		if !cyclic[c] {
 			continue
 		}
+		recursive = true
 		for _, n := range m {
 			if err := r.distinctSteps(n); err != nil {
-				return err
+				return true, err
 			}
 		}
 	}
@@ -91,14 +94,14 @@ func (g *schemaGraph) checkRecursion() error {
 			}
 			if r.commonCycle(c1, c2, &budget) && r.entersAlong(c1, c2, &budget) {
 				if budget < 0 {
-					return fmt.Errorf("%w: its recursions are too many to check", errRecursionBranches)
+					return true, fmt.Errorf("%w: its recursions are too many to check", errRecursionBranches)
 				}
-				return fmt.Errorf("%w: the recursion at %s leads to the one at %s over the same parts of a result",
+				return true, fmt.Errorf("%w: the recursion at %s leads to the one at %s over the same parts of a result",
 					errRecursionBranches, pointerName(r.members[c1][0]), pointerName(r.members[c2][0]))
 			}
 		}
 	}
-	return nil
+	return recursive, nil
 }
 
 // components finds the strongly connected components (Tarjan's).

@@ -2,8 +2,11 @@ package binding
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A recursion whose paths step twice into the same part of a value made a
@@ -136,5 +139,69 @@ func TestFlatOutputSchemasStayUsable(t *testing.T) {
 		if r.Validate(map[string]any{"temperature": "hot"}) == nil && strings.Contains(schema, "temperature") {
 			t.Errorf("a bad result passed %.60s", schema)
 		}
+	}
+}
+
+// A failed check's error names every subschema it went through, and
+// jsonschema-go copies it at each one: a recursive schema followed a
+// result 2000 deep for over 30 s with a 2 KB $id. A result deeper than
+// MaxCheckedResultDepth is a mismatch against a recursive schema (not
+// against one that stops at its own depth), and the names and chains of
+// a schema are bounded.
+func TestDeepResultAgainstRecursiveSchemaIsAMismatch(t *testing.T) {
+	_, b, _ := resultTools(t)
+	conn := b.Current()
+	nested := func(d int) any {
+		var v any
+		if err := json.Unmarshal([]byte(strings.Repeat("[", d)+strings.Repeat("]", d)), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	check := func(schema string) *outputCheck {
+		c := b.checkFor(conn, "srv__t", "t", json.RawMessage(schema), map[string]*outputCheck{})
+		if c.compiled == nil {
+			t.Fatalf("%s unusable", schema)
+		}
+		return c
+	}
+	recursive, flat := check(`{"type":"array","items":{"$ref":"#"}}`), check(`{"type":"array"}`)
+	for _, c := range []struct {
+		check *outputCheck
+		depth int
+		ok    bool
+	}{
+		{recursive, MaxCheckedResultDepth, true},
+		{recursive, MaxCheckedResultDepth + 1, false},
+		{flat, 4 * MaxCheckedResultDepth, true},
+	} {
+		res := result(conn, c.check, &mcp.CallToolResult{StructuredContent: nested(c.depth)}, nil)
+		if res.IsError == c.ok || !c.ok && !strings.Contains(res.Content[0].Text, "nested deeper than") {
+			t.Errorf("%d deep against %s: %+v, want ok %v", c.depth, c.check.schema, res.Content, c.ok)
+		}
+	}
+}
+
+func TestOutputSchemaNamesAndChainsAreBounded(t *testing.T) {
+	refs := func(n int) string { // $defs d0 .. dn, each a $ref to the next
+		var defs []string
+		for i := range n {
+			defs = append(defs, fmt.Sprintf(`"d%d":{"$ref":"#/$defs/d%d"}`, i, i+1))
+		}
+		return fmt.Sprintf(`{"$ref":"#/$defs/d0","$defs":{%s,"d%d":{"type":"string"}}}`, strings.Join(defs, ","), n)
+	}
+	long := strings.Repeat("x", MaxOutputSchemaName)
+	for schema, want := range map[string]string{
+		`{"$id":"https://x.example/` + long + `","items":{"$ref":"#"}}`:  "$id of more than",
+		`{"$defs":{"a":{"$anchor":"x` + long + `"}},"$ref":"#/$defs/a"}`: "$anchor of more than",
+		`{"properties":{"` + long + `":{"type":"string"}}}`:              "path of more than",
+		refs(MaxOutputSchemaChain):                                       "chain of more than", // the root's $ref and n more
+	} {
+		if _, err := compileOutputSchema(json.RawMessage(schema)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.60s: %v, want %q", schema, err, want)
+		}
+	}
+	if _, err := compileOutputSchema(json.RawMessage(refs(MaxOutputSchemaChain - 1))); err != nil {
+		t.Errorf("a chain of %d: %v", MaxOutputSchemaChain, err)
 	}
 }
