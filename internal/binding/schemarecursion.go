@@ -42,7 +42,7 @@ import (
 //     check looks first for a common cycle of the two, which most
 //     schemas have none of, then searches the product of the three.)
 //
-// Without either, a value is reached by a number of paths bounded by the
+// When both hold, a value is reached by a number of paths bounded by the
 // schema alone (the automata of Weber and Seidl are finitely ambiguous
 // exactly when neither pattern occurs), so a check costs the result's
 // size times a constant the other bounds keep small.
@@ -52,8 +52,13 @@ import (
 var errRecursionBranches = errors.New("output schema recursion branches on one value")
 
 // maxRecursionProduct bounds the states the products of rule 2 may visit,
-// all pairs of recursions together; past it the schema is unusable.
-const maxRecursionProduct = 100_000
+// all pairs of recursions together, and maxRecursionReach the subschemas
+// visited to find which recursion reaches which; past either the schema
+// is unusable.
+const (
+	maxRecursionProduct = 100_000
+	maxRecursionReach   = 1_000_000
+)
 
 type stepTo struct{ step, to string }
 
@@ -83,12 +88,16 @@ func (g *schemaGraph) checkRecursion() (recursive bool, err error) {
 			}
 		}
 	}
-	budget := maxRecursionProduct
+	budget, reach := maxRecursionProduct, maxRecursionReach
 	for c1, m := range r.members {
 		if !cyclic[c1] {
 			continue
 		}
-		for c2 := range r.reached(m) {
+		reached := r.reached(m, &reach)
+		if reach < 0 {
+			return true, fmt.Errorf("%w: its recursions are too many to check", errRecursionBranches)
+		}
+		for c2 := range reached {
 			if c2 == c1 || !cyclic[c2] {
 				continue
 			}
@@ -186,13 +195,15 @@ func (r *recursions) distinctSteps(n string) error {
 	return nil
 }
 
-// reached is the set of components reachable from the nodes m.
-func (r *recursions) reached(m []string) map[int]bool {
+// reached is the set of components reachable from the nodes m. It spends
+// budget per node.
+func (r *recursions) reached(m []string, budget *int) map[int]bool {
 	seen := map[string]bool{}
 	out := map[int]bool{}
 	var visit func(string)
 	visit = func(n string) {
 		seen[n] = true
+		*budget--
 		out[r.comp[n]] = true
 		for _, e := range r.g.edges[n] {
 			if !seen[e.to] {
