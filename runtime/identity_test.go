@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -119,9 +120,10 @@ func TestServerIdentity(t *testing.T) {
 			t.Fatalf("instructions event for a session with the same text: %v", e)
 		case events.SessionStarted:
 			sessions++
-			// The same info as the first session's: one copy for both.
-			if e.ServerInfo != started.ServerInfo {
-				t.Errorf("a session with the same server info holds a copy of its own")
+			// The same info as the first session's, in a copy of its own: a
+			// host that changes one event changes no other.
+			if e.ServerInfo == started.ServerInfo || !reflect.DeepEqual(e.ServerInfo, started.ServerInfo) {
+				t.Errorf("server info %+v, want an equal copy of the first session's %+v", e.ServerInfo, started.ServerInfo)
 			}
 		case events.StateChanged:
 			return e.To == "ready"
