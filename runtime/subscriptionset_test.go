@@ -3,9 +3,16 @@ package runtime
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/binding"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // within fails the test unless done is closed within a generous bound:
@@ -180,4 +187,51 @@ func TestSubscribeURIBounded(t *testing.T) {
 		t.Errorf("field %q, want uri (%s)", e.Field, e.Error)
 	}
 	wantCalls(t, calls)
+}
+
+// TestUnsubscribeReachesNewerSession: a session that became the server's
+// current one while its predecessor was being unsubscribed (it may have
+// subscribed the URI while it was still wanted) is unsubscribed too.
+func TestUnsubscribeReachesNewerSession(t *testing.T) {
+	var r Runtime
+	b := binding.New("s", slog.New(slog.DiscardHandler))
+	r.bindings.Put(b)
+	unsubscribed := make(chan string, 4)
+	var second *mcpconn.Conn
+	dial := func(name string, onUnsubscribe func()) *mcpconn.Conn {
+		srv := mcp.NewServer(&mcp.Implementation{Name: name}, &mcp.ServerOptions{
+			SupportedProtocolVersions: []string{"2025-11-25"},
+			SubscribeHandler:          func(context.Context, *mcp.SubscribeRequest) error { return nil },
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error {
+				unsubscribed <- name
+				onUnsubscribe()
+				return nil
+			},
+		})
+		conn, err := mcpconn.Dial(t.Context(), mcpconn.Options{
+			Server:    config.Server{Name: "s", Type: config.TypeLocal, Command: []string{"in-memory"}, Enabled: true},
+			Transport: connected(srv), Grace: time.Second, Client: &mcp.Implementation{Name: "test"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(conn.Close)
+		return conn
+	}
+	second = dial("second", func() {})
+	first := dial("first", func() { b.Publish(second) })
+	b.Publish(first)
+	if err := r.unsubscribeCurrent(t.Context(), "s", "mem://a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first", "second"} {
+		select {
+		case got := <-unsubscribed:
+			if got != want {
+				t.Fatalf("unsubscribed %s, want %s", got, want)
+			}
+		default:
+			t.Fatalf("%s was not unsubscribed", want)
+		}
+	}
 }
