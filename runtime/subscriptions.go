@@ -91,13 +91,29 @@ func (s *ResourceSubscription) close(ctx context.Context) error {
 // SubscribeResource subscribes to a resource of the named server, whose
 // session must declare resources.subscribe (else ErrNotDeclared); an
 // unknown server fails with ErrUnknownServer, one without a live session
-// with ErrNotReady. The subscription ends when ctx is done or with Close.
+// with ErrNotReady, an empty URI or one over MaxResourceURIBytes with
+// ErrBadResourceURI; a server removed meanwhile with ErrUnknownServer and
+// Shutdown meanwhile with ErrShuttingDown. The subscription ends when ctx
+// is done or with Close.
 //
 // Subscriptions are counted per URI: the server is subscribed when the
 // first holder of a URI subscribes and unsubscribed when the last one
 // ends, so ending one subscription never ends another's. On a 2026-07-28
 // session the SDK answers before the server acknowledged the
-// subscription, so a nil error means "requested".
+// subscription, so a nil error means "requested". Requests of one URI
+// are sent one at a time; those of different URIs do not wait for each
+// other.
+//
+// Updates become events.ResourceUpdated at most once per URI per
+// mcpconn.UpdateInterval (250 ms): the first at once, a burst after it as
+// one event when the interval ends.
+//
+// A new session of the server (a reconnect, a restart) is subscribed to
+// the wanted URIs once it is up, in the background, four at a time, each
+// within timeout_seconds; a server slow to answer, or refusing, never
+// fails the session. An update the server sends between the session's
+// ready and its subscribe of the URI is lost (the host may read the
+// resource again when the server is ready).
 //
 // On 2026-07-28 sessions each URI has a subscriptions/listen stream of its
 // own. One the server ends or refuses inside a live session (stdio, or
