@@ -135,7 +135,7 @@ func TestSlowSubscribeHoldsUpNoOtherURI(t *testing.T) {
 		}
 		close(closed)
 	}()
-	within(t, closed, "mem://a's Close and mem://b's subscribe, behind mem://slow's,")
+	endsSoon(t, closed, "mem://a's Close and mem://b's subscribe, behind mem://slow's,")
 	cancel()
 	if err := <-slowDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("the slow subscribe = %v, want its context's end", err)

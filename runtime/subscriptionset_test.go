@@ -15,9 +15,9 @@ import (
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
-// within fails the test unless done is closed within a generous bound:
+// endsSoon fails the test unless done is closed within a generous bound:
 // for something that must not wait for anything.
-func within(t *testing.T, done <-chan struct{}, what string) {
+func endsSoon(t *testing.T, done <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-done:
@@ -26,8 +26,8 @@ func within(t *testing.T, done <-chan struct{}, what string) {
 	}
 }
 
-// ok is a subscribe the server answers at once.
-func ok(context.Context) error { return nil }
+// answered is a subscribe the server answers at once.
+func answered(context.Context) error { return nil }
 
 // TestSubscribeRefusedBetweenGoneAndFreed: from a server's removal until
 // its actor is gone (the manager's Gone to its Freed), its binding may
@@ -35,18 +35,18 @@ func ok(context.Context) error { return nil }
 // after Freed (a server of the name added again) it is.
 func TestSubscribeRefusedBetweenGoneAndFreed(t *testing.T) {
 	var s subscriptionSet
-	if _, err := s.add(t.Context(), nil, "s", "mem://a", ok); err != nil {
+	if _, err := s.add(t.Context(), nil, "s", "mem://a", answered); err != nil {
 		t.Fatal(err)
 	}
 	s.serverGone("s")
-	if sub, err := s.add(t.Context(), nil, "s", "mem://a", ok); !errors.Is(err, ErrUnknownServer) {
+	if sub, err := s.add(t.Context(), nil, "s", "mem://a", answered); !errors.Is(err, ErrUnknownServer) {
 		t.Fatalf("add of a removed server = %v, %v; want ErrUnknownServer", sub, err)
 	}
 	if got := s.of("s").URIs(); len(got) != 0 {
 		t.Errorf("a removed server still wants %v", got)
 	}
 	s.freed("s")
-	sub, err := s.add(t.Context(), nil, "s", "mem://a", ok)
+	sub, err := s.add(t.Context(), nil, "s", "mem://a", answered)
 	if err != nil || sub.Err() != nil {
 		t.Fatalf("add after the name was freed = %v, %v", sub, err)
 	}
@@ -72,7 +72,7 @@ func TestSubscribeInFlightWhenServerGoes(t *testing.T) {
 			errs := make(chan error, 2)
 			go func() { _, err := s.add(t.Context(), nil, "s", "mem://a", slow); errs <- err }()
 			<-asked
-			go func() { _, err := s.add(t.Context(), nil, "s", "mem://a", ok); errs <- err }()
+			go func() { _, err := s.add(t.Context(), nil, "s", "mem://a", answered); errs <- err }()
 			tc.end(&s)
 			close(release)
 			for range 2 {
@@ -95,7 +95,7 @@ func TestSubscribeInFlightWhenServerGoes(t *testing.T) {
 func TestURIsDoNotWaitForEachOther(t *testing.T) {
 	unsubscribed := make(chan string, 4)
 	s := subscriptionSet{unsubscribe: func(_ context.Context, _, uri string) error { unsubscribed <- uri; return nil }}
-	a, err := s.add(t.Context(), nil, "s", "mem://a", ok)
+	a, err := s.add(t.Context(), nil, "s", "mem://a", answered)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestURIsDoNotWaitForEachOther(t *testing.T) {
 
 	closed := make(chan struct{})
 	go func() { _ = a.Close(); close(closed) }()
-	within(t, closed, "the end of mem://a, behind mem://slow's subscribe,")
+	endsSoon(t, closed, "the end of mem://a, behind mem://slow's subscribe,")
 	if got := <-unsubscribed; got != "mem://a" {
 		t.Fatalf("unsubscribed %q", got)
 	}
@@ -156,7 +156,7 @@ func TestSubscriptionWatchStopped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := subscriptionSet{unsubscribe: func(context.Context, string, string) error { return nil }}
-			sub, err := s.add(t.Context(), t.Context(), "s", "mem://a", ok)
+			sub, err := s.add(t.Context(), t.Context(), "s", "mem://a", answered)
 			if err != nil {
 				t.Fatal(err)
 			}
