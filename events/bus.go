@@ -131,8 +131,11 @@ func (b *Bus) Tally(e Event) {
 
 // inHistory reports whether e is a lifecycle event, kept in the history:
 // every type but the three a server can make as often as it likes (its
-// log lines, its refused requests, its resource updates), so that a chatty server cannot push
-// lifecycle events out of it. Both are rate-limited at their source.
+// log lines, its refused requests, its resource updates), so that a
+// chatty server cannot push lifecycle events out of it. Each is bounded
+// at its source: log lines and refused requests by a rate limit, resource
+// updates by coalescing per URI (at most one per URI per 250 ms, see
+// mcpconn.UpdateInterval).
 func inHistory(e Event) bool {
 	switch e.(type) {
 	case ServerLog, RequestRefused, ResourceUpdated:

@@ -20,7 +20,7 @@ const subscribedDoc = "demo://resource/static/document/architecture.md"
 // argument depends on the department in the context), and after
 // subscribing to a resource, toggle-subscriber-updates (which sends an
 // update of every subscribed URI at once) delivers a resource_updated
-// event.
+// event; the same over the management API (everythingOverHTTP).
 func TestEverythingCompletionsAndSubscriptions(t *testing.T) {
 	for _, transport := range []string{"stdio", "sse", "streamableHttp"} {
 		t.Run(transport, func(t *testing.T) {
@@ -71,6 +71,7 @@ func TestEverythingCompletionsAndSubscriptions(t *testing.T) {
 			if err := rs.Close(); err != nil {
 				t.Errorf("Close: %v", err)
 			}
+			everythingOverHTTP(t, rt)
 		})
 	}
 }

@@ -21,7 +21,7 @@ func (r *Runtime) handleSubscribe(w http.ResponseWriter, req *http.Request) erro
 	if err != nil {
 		return err
 	}
-	sub, err := r.subscribeResource(req.Context(), server, uri)
+	sub, err := r.subscribeResource(req.Context(), nil, server, uri)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,9 @@ func (r *Runtime) handleSubscribe(w http.ResponseWriter, req *http.Request) erro
 // handleUnsubscribe answers DELETE /api/mcp/resources/subscriptions/{id}
 // (body {}): 204, or 404 for an id that names no live subscription. It
 // ends that one subscription; the server is unsubscribed only when it
-// was the last of its URI.
+// was the last of its URI, within the request's context (a client that
+// gives up ends the subscription all the same; the server may then keep
+// sending updates of the URI, which are no longer events).
 func (r *Runtime) handleUnsubscribe(w http.ResponseWriter, req *http.Request) error {
 	if err := readEmptyObject(w, req); err != nil {
 		return err
@@ -41,7 +43,7 @@ func (r *Runtime) handleUnsubscribe(w http.ResponseWriter, req *http.Request) er
 	if !ok {
 		return fmt.Errorf("ending resource subscription %s: %w", quoteShort(id), ErrUnknownSubscription)
 	}
-	if err := sub.Close(); err != nil && !errors.Is(err, ErrUnknownSubscription) {
+	if err := sub.close(req.Context()); err != nil && !errors.Is(err, ErrUnknownSubscription) {
 		// The subscription ended; only the server's unsubscribe failed.
 		r.opts.Logger.Warn("unsubscribing from a resource failed", "server", sub.Server(), "error", err)
 	}

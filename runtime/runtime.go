@@ -176,7 +176,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Config:       &r.config,
 		Procs:        r.procs,
 		Gone:         func(name string) { gate.forget(name); r.subs.serverGone(name) },
-		Freed:        gate.freed,
+		Freed:        func(name string) { gate.freed(name); r.subs.freed(name) },
 		Clock:        opts.clock,
 	}
 	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts

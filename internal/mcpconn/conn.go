@@ -48,7 +48,8 @@ type Conn struct {
 	goFn      func(func())       // runs work the owner waits for (Options.Go)
 	progress  *progressRouter    // per-call progress callbacks
 	listens   *listenTracker     // sees subscription streams end
-	reopen    *reopener          // reopens them
+	reopen    *reopener          // reopens them, and subscribes the session at first
+	updates   *updateThrottle    // coalesces resource updates
 	logs      bool               // the server declares logging
 
 	// cause, if set before the transport ends, is why it was ended from
@@ -145,6 +146,7 @@ func (c *Conn) Close() {
 		// No stream is reopened on a session that is closing.
 		c.listens.close()
 		c.reopen.stop()
+		c.updates.close()
 		// A live session's calls are cancelled so that none waits for a
 		// reply that may never come. A session whose transport is already
 		// gone needs no cancelling (the SDK fails its calls by itself), and

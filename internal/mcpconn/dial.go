@@ -217,7 +217,8 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 
 	progress := &progressRouter{}
-	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, srv.Name, opts.Emit, logger, progress, scrub, tail))
+	updates := newUpdateThrottle(opts.Clock, opts.Emit)
+	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, srv.Name, opts.Emit, updates, logger, progress, scrub, tail))
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}
@@ -230,12 +231,12 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		}
 		if err == nil {
 			enableServerLogs(ctx, cs, logger)
-			subscribeAll(ctx, cs, opts.Features.Subscriptions, logger)
 		}
 		results <- dialResult{cs: cs, tools: list, err: err}
 	})
 
 	fail := func(err error) (*Conn, error) {
+		updates.close()
 		stderr.flush()
 		closeAuth()
 		authMu.Lock()
@@ -255,8 +256,11 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			c.progress = progress
 			c.logs = c.Capabilities().Logging != nil
 			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
-			c.listens, c.reopen = listens, newReopener(r.cs, opts.Features.Subscriptions, logger, srv.Timeout())
+			c.listens, c.reopen, c.updates = listens, newReopener(r.cs, opts.Features.Subscriptions, logger, srv.Timeout()), updates
 			listens.attach(c.reopen.ended)
+			// After the dial, never inside it: a server slow to answer
+			// a subscribe must not fail the session (see resubscribeAll).
+			c.reopen.resubscribeAll()
 			live.Store(c)
 			authMu.Lock()
 			err := failed

@@ -59,7 +59,7 @@ var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sa
 // clientOptions builds the SDK client options: the host's features, the
 // server's log notifications to emit, progress to per-call
 // callbacks.
-func clientOptions(f Features, name string, emit func(events.Event), logger *slog.Logger, progress *progressRouter, scrub *redact.Scrubber, tail *Tail) *mcp.ClientOptions {
+func clientOptions(f Features, name string, emit func(events.Event), updates *updateThrottle, logger *slog.Logger, progress *progressRouter, scrub *redact.Scrubber, tail *Tail) *mcp.ClientOptions {
 	sample := f.Sample
 	if sample == nil {
 		// Advertised anyway, so a server can tell "not configured" from
@@ -94,7 +94,7 @@ func clientOptions(f Features, name string, emit func(events.Event), logger *slo
 			progress.deliver(ctx, logger, scrub, req.Params)
 		},
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			resourceUpdated(emit, name, f.Subscriptions, scrub, req.Params)
+			resourceUpdated(updates, name, f.Subscriptions, scrub, req.Params)
 		},
 	}
 }

@@ -19,9 +19,10 @@ const (
 	methodCancelled = "notifications/cancelled"
 )
 
-// maxListenEnds bounds the stream ends kept for a Conn not made yet (those
-// of the dial's own subscriptions): beyond it, the URIs are reopened at
-// the next session only.
+// maxListenEnds bounds the stream ends kept for a Conn not made yet (a
+// session's wanted URIs are subscribed after attach, so normally there
+// are none; this keeps any listen the SDK opens during the dial from being
+// lost): beyond it, the URIs are reopened at the next session only.
 const maxListenEnds = 256
 
 // listenTracker notices when a subscriptions/listen stream the SDK opened
@@ -124,7 +125,7 @@ func (t *listenTracker) ended(id jsonrpc.ID) {
 }
 
 // attach sets what is told of ends from now on, and tells it those seen
-// before (the dial's own subscriptions).
+// before (listens opened during the dial, if any).
 func (t *listenTracker) attach(onEnd func(uri string)) {
 	t.mu.Lock()
 	t.onEnd = onEnd

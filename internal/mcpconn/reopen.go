@@ -113,11 +113,17 @@ func (r *reopener) reopen(uri string, st *reopenState, delay time.Duration) {
 	r.mu.Lock()
 	st.opened, st.busy = time.Now(), false
 	r.mu.Unlock()
+	r.subscribe(ctx, uri, "reopening a resource subscription failed")
+}
+
+// subscribe subscribes the session to uri if the host still wants it,
+// logging failed with the error of a refusal.
+func (r *reopener) subscribe(ctx context.Context, uri, failed string) {
 	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
 		return
 	}
 	if err := r.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil && r.ctx.Err() == nil {
-		r.logger.Warn("reopening a resource subscription failed", "uri", uri, "error", err)
+		r.logger.Warn(failed, "uri", uri, "error", err)
 	}
 	// The last holder may have left while we subscribed (its Unsubscribe
 	// may have come before our Subscribe), or the Conn began closing (the
@@ -126,6 +132,56 @@ func (r *reopener) reopen(uri string, st *reopenState, delay time.Duration) {
 	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
 		_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
+}
+
+// maxResubscribes bounds the subscribe requests a new session sends at a
+// time for the URIs the host wants.
+const maxResubscribes = 4
+
+// resubscribeAll subscribes a new session to every wanted URI, so that a
+// reconnect (or a new session after a restart) keeps the host's
+// subscriptions. It runs once the session is up, in the background (the
+// Conn's Close stops and waits for it), maxResubscribes URIs at a time,
+// each within timeout_seconds: a server that never answers a subscribe,
+// or many URIs, cannot fail the session or hold it up. The price: an
+// update the server sends between the session being ready and its
+// subscribe of the URI was not asked for, hence is lost (a host that
+// cares reads the resource again when the server is ready). A URI the
+// server refuses is logged and stays wanted: the next session asks again
+// (on 2026-07-28, where the refusal ends the URI's stream later, the
+// reopener asks again first).
+func (r *reopener) resubscribeAll() {
+	if r.subs == nil {
+		return
+	}
+	res := r.cs.InitializeResult()
+	if res == nil || res.Capabilities == nil || res.Capabilities.Resources == nil || !res.Capabilities.Resources.Subscribe {
+		return
+	}
+	uris := r.subs.URIs()
+	if len(uris) == 0 {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		slots := make(chan struct{}, maxResubscribes)
+		for _, uri := range uris {
+			select {
+			case slots <- struct{}{}:
+			case <-r.ctx.Done():
+				return
+			}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+				defer cancel()
+				r.subscribe(ctx, uri, "the server refused a resource subscription again")
+			})
+		}
+	}()
 }
 
 // stop ends the reopening: none starts from now on, and the waiting ones

@@ -2,7 +2,6 @@ package mcpconn
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,7 +11,7 @@ import (
 
 // Subscriptions is the set of resource URIs a host wants updates of on
 // every session of one server. It belongs to the host side (the runtime)
-// and outlives any one Conn: Dial subscribes a new session to its URIs,
+// and outlives any one Conn: each new session is subscribed to its URIs,
 // and only updates of a URI it Wants become events. Both methods are
 // called from the connection's goroutines and must not block.
 type Subscriptions interface {
@@ -28,33 +27,13 @@ const maxURIBytes = 2048
 
 // resourceUpdated emits a server's notifications/resources/updated as an
 // events.ResourceUpdated, for the URIs the host subscribed to only (a
-// server cannot fill the event stream with updates nobody asked for).
-func resourceUpdated(emit func(events.Event), name string, subs Subscriptions, scrub *redact.Scrubber, p *mcp.ResourceUpdatedNotificationParams) {
+// server cannot fill the event stream with updates nobody asked for), at
+// most one per URI per UpdateInterval (see updateThrottle).
+func resourceUpdated(updates *updateThrottle, name string, subs Subscriptions, scrub *redact.Scrubber, p *mcp.ResourceUpdatedNotificationParams) {
 	if p == nil || subs == nil || !subs.Wants(p.URI) {
 		return
 	}
-	emit(events.ResourceUpdated{Header: events.Header{Server: name}, URI: scrub.Line(p.URI, maxURIBytes, false)})
-}
-
-// subscribeAll subscribes a new session to every wanted URI, after
-// initialize and before the session is reported ready, so that a
-// reconnect (or a new session after a restart) keeps the host's
-// subscriptions. A URI the server refuses is logged and stays wanted: the
-// next session asks again (on 2026-07-28, where the refusal ends the URI's
-// stream later, the reopener asks again first).
-func subscribeAll(ctx context.Context, cs *mcp.ClientSession, subs Subscriptions, logger *slog.Logger) {
-	if subs == nil {
-		return
-	}
-	res := cs.InitializeResult()
-	if res == nil || res.Capabilities == nil || res.Capabilities.Resources == nil || !res.Capabilities.Resources.Subscribe {
-		return
-	}
-	for _, uri := range subs.URIs() {
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			logger.Warn("the server refused a resource subscription again", "uri", uri, "error", err)
-		}
-	}
+	updates.offer(events.ResourceUpdated{Header: events.Header{Server: name}, URI: scrub.Line(p.URI, maxURIBytes, false)})
 }
 
 // Subscribe asks the server for notifications/resources/updated of uri.
