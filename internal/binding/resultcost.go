@@ -15,7 +15,7 @@ import (
 // it. What a check allocates thus grows with the result's size, times its
 // depth, times the branches the schema tries on each value: a valid 3.9 MB
 // result 60 deep against an "any JSON value" schema (a recursive anyOf of
-// the JSON types) allocated 1.9 GB.
+// the JSON types) allocated 8 GB in one check.
 //
 // So a result is checked only when its cost,
 //
@@ -37,11 +37,16 @@ import (
 // mismatch, since a legitimate tool may return a large table.
 const MaxResultCheckCost = 10_000_000
 
-// checkCost is the cost above; it cannot overflow (bytes are bounded by
-// the response size, depth by the JSON decoder, branches by
-// MaxOutputSchemaPaths).
+// checkCost is the cost above, saturated just past MaxResultCheckCost so
+// that it cannot overflow (bytes are bounded by the response size, depth
+// by the JSON decoder, branches by MaxOutputSchemaPaths: each factor fits,
+// their product may not).
 func checkCost(bytes, depth, branches int) int {
-	return bytes * (depth + 10) * (1 + 4*branches*(depth+1))
+	c := bytes * (depth + 10)
+	if c > MaxResultCheckCost {
+		return MaxResultCheckCost + 1
+	}
+	return min(c*(1+4*branches*(depth+1)), MaxResultCheckCost+1)
 }
 
 // unchecked marks res as passed on without a check, naming the bound.
@@ -50,7 +55,7 @@ func unchecked(res *tools.Result, depth, branches int) {
 		res.Details = map[string]any{}
 	}
 	res.Details[adapter.DetailOutputSchemaUnchecked] = fmt.Sprintf(
-		"not checked against the output schema: %d bytes × (depth %d + 10) × (1 + 4 × %d branches) is past MaxResultCheckCost (%d)",
+		"not checked against the output schema: %d bytes × (depth %d + 10) × (1 + 4 × %d branches × (depth + 1)) is past MaxResultCheckCost (%d)",
 		len(res.StructuredContent), depth, branches, MaxResultCheckCost)
 }
 

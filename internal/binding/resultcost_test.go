@@ -192,7 +192,7 @@ func TestResultPastCheckCostPassesUnchecked(t *testing.T) {
 }
 
 // The case measured before the bound: a valid 3.9 MB result 60 deep
-// against "any JSON value" allocated 1.9 GB in one check. It now passes
+// against "any JSON value" allocated 8 GB in one check. It now passes
 // unchecked, and costs what converting it costs.
 func TestLargeDeepResultAgainstAnyValueIsNotChecked(t *testing.T) {
 	_, b, _ := resultTools(t)
@@ -211,5 +211,15 @@ func TestLargeDeepResultAgainstAnyValueIsNotChecked(t *testing.T) {
 	})
 	if _, ok := res.Details[adapter.DetailOutputSchemaUnchecked]; !ok || res.IsError || got > checkMemoryBudget {
 		t.Errorf("%d bytes: allocated %d MiB, details %v, want it passed on unchecked within %d MiB", len(raw), got>>20, res.Details, checkMemoryBudget>>20)
+	}
+}
+
+// The cost saturates rather than overflows at the largest inputs.
+func TestCheckCostSaturates(t *testing.T) {
+	if got := checkCost(16<<20, 10_000, MaxOutputSchemaPaths+1); got != MaxResultCheckCost+1 {
+		t.Errorf("checkCost at the largest inputs = %d, want %d", got, MaxResultCheckCost+1)
+	}
+	if got := checkCost(1000, 4, 0); got != 14_000 {
+		t.Errorf("checkCost(1000, 4, 0) = %d, want 14000", got)
 	}
 }
