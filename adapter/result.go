@@ -16,6 +16,11 @@ const (
 	// schema (the runtime's check), rather than the tool's own isError;
 	// DetailIsError is true as well.
 	DetailOutputSchemaMismatch = "output_schema_mismatch"
+	// DetailOutputSchemaUnchecked is a short reason, naming the bound,
+	// when the runtime passed the structured content on without checking
+	// it against the output schema because the check would cost too much
+	// memory (see tools.Result.StructuredContent); it is not a mismatch.
+	DetailOutputSchemaUnchecked = "output_schema_unchecked"
 	// DetailResourceLinks holds the result's resource link blocks as
 	// []tools.ResourceLink, in the server's order: each also became a text
 	// line for the model.

@@ -75,7 +75,14 @@ type Result struct {
 	// match), and when the schema is unusable (it does not compile, has a
 	// $ref outside itself, or is past the runtime's bounds of size, depth
 	// or cost; one output_schema_unusable event said so when it was
-	// listed).
+	// listed), and when checking this result would cost too much memory:
+	// its JSON bytes × (depth + 10) × (1 + 4 × branches × (depth + 1)) is
+	// over 10 000 000, where depth is its nesting of objects and arrays and
+	// branches the anyOf, oneOf, not, if and contains subschemas the
+	// schema tries on a value (a flat schema has none, and checks some
+	// 750 KB of table). Such a result is passed on whole, not an error,
+	// with Details["output_schema_unchecked"] a short reason naming the
+	// bound.
 	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
 	// IsError reports that the tool itself reported a failure (MCP isError),
 	// or that its structured result did not match its output schema.
@@ -85,6 +92,7 @@ type Result struct {
 	// Details carries what does not belong in the chat, under the keys
 	// documented in package adapter: "is_error" (true when IsError),
 	// "output_schema_mismatch" (true when the runtime made it an error),
+	// "output_schema_unchecked" (why the runtime did not check it),
 	// "resource_links" and "embedded_resources" ([]ResourceLink).
 	Details map[string]any `json:"details,omitempty"`
 }

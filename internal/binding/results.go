@@ -30,12 +30,13 @@ type outputCheck struct {
 	compiled *compiledSchema // nil: unusable, results go unchecked
 }
 
-// compiledSchema is a resolved output schema; recursive says it has a
-// $ref back to a schema that encloses it, which a check follows as deep
-// as the result goes (see MaxCheckedResultDepth).
+// compiledSchema is a resolved output schema and its shape: recursive
+// says it has a $ref back to a schema that encloses it, which a check
+// follows as deep as the result goes (see MaxCheckedResultDepth), and
+// branches what a check may try and drop (see MaxResultCheckCost).
 type compiledSchema struct {
 	*jsonschema.Resolved
-	recursive bool
+	schemaShape
 }
 
 // checkFor returns the check of tool original (registered as name) for its
@@ -91,11 +92,11 @@ func compileOutputSchema(raw json.RawMessage) (*compiledSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving the output schema: %w", err)
 	}
-	recursive, err := checkSchemaShape(raw)
+	shape, err := checkSchemaShape(raw)
 	if err != nil {
 		return nil, err
 	}
-	return &compiledSchema{r, recursive}, nil
+	return &compiledSchema{r, shape}, nil
 }
 
 // validatable mirrors the "$schema" values jsonschema-go's Validate takes,
@@ -126,12 +127,17 @@ func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult, struc
 	res := adapter.ConvertResultJSON(r, structured)
 	if check != nil && check.compiled != nil && r != nil && !r.IsError {
 		err := errNoStructuredContent
-		switch {
-		case r.StructuredContent == nil:
-		case check.compiled.recursive && nestedDeeper(r.StructuredContent, MaxCheckedResultDepth):
-			err = errResultTooDeep
-		default:
-			err = check.compiled.Validate(r.StructuredContent)
+		if r.StructuredContent != nil {
+			depth := depthOf(r.StructuredContent)
+			switch {
+			case check.compiled.recursive && depth > MaxCheckedResultDepth:
+				err = errResultTooDeep
+			case checkCost(len(res.StructuredContent), depth, check.compiled.branches) > MaxResultCheckCost:
+				err = nil
+				unchecked(&res, depth, check.compiled.branches)
+			default:
+				err = check.compiled.Validate(r.StructuredContent)
+			}
 		}
 		if err != nil {
 			return mismatch(conn, res, err)
@@ -150,32 +156,6 @@ func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult, struc
 const MaxCheckedResultDepth = 64
 
 var errResultTooDeep = fmt.Errorf("the structured result is nested deeper than %d levels, the most checked against a recursive output schema", MaxCheckedResultDepth)
-
-// nestedDeeper reports whether v, as decoded from JSON, nests objects and
-// arrays deeper than limit.
-func nestedDeeper(v any, limit int) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		if limit == 0 {
-			return true
-		}
-		for _, c := range v {
-			if nestedDeeper(c, limit-1) {
-				return true
-			}
-		}
-	case []any:
-		if limit == 0 {
-			return true
-		}
-		for _, c := range v {
-			if nestedDeeper(c, limit-1) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 func mismatch(conn *mcpconn.Conn, res tools.Result, err error) tools.Result {
 	msg := tools.Content{Type: tools.ContentText,

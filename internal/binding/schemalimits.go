@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -92,6 +93,10 @@ var (
 	descendList  = []string{"prefixItems", "items"} // items is a list in draft-07
 	descendMap   = []string{"properties", "patternProperties"}
 	unfollowable = []string{"$dynamicRef", "$recursiveRef"}
+	// branchKeywords are the applicators whose subschemas jsonschema-go
+	// tries on a value that may fail them while the value matches: it
+	// builds the failure's error, printing the value, and drops it.
+	branchKeywords = []string{"anyOf", "oneOf", "not", "if", "contains"}
 )
 
 // schemaGraph is a schema's subschemas as nodes named by their JSON
@@ -111,6 +116,17 @@ type schemaEdge struct {
 	// step is the part of the value a descending edge applies to (see
 	// stepOf); "" for an edge that does not descend.
 	step string
+	// branch marks a subschema whose failure jsonschema-go builds an error
+	// for and then drops (see branchKeywords).
+	branch bool
+}
+
+// schemaShape is what a check's cost depends on: whether the schema
+// recurses (see checkRecursion), and its branches (see
+// schemaGraph.branches).
+type schemaShape struct {
+	recursive bool
+	branches  int
 }
 
 // checkSchemaShape refuses a schema that loops without stepping into the
@@ -118,10 +134,10 @@ type schemaEdge struct {
 // checkSchemaBytes and decoded; a $ref it cannot follow here (into an
 // embedded resource with its own $id, or dynamic) makes it unusable
 // rather than unchecked for cost.
-func checkSchemaShape(raw []byte) (recursive bool, err error) {
+func checkSchemaShape(raw []byte) (schemaShape, error) {
 	g := &schemaGraph{edges: map[string][]schemaEdge{}, anchors: map[string]string{}}
 	if err := json.Unmarshal(raw, &g.root); err != nil {
-		return false, fmt.Errorf("decoding the output schema: %w", err)
+		return schemaShape{}, fmt.Errorf("decoding the output schema: %w", err)
 	}
 	if m, ok := g.root.(map[string]any); ok {
 		if id, ok := m["$id"].(string); ok {
@@ -130,18 +146,22 @@ func checkSchemaShape(raw []byte) (recursive bool, err error) {
 	}
 	g.findAnchors(g.root, "")
 	if err := g.build(g.root, ""); err != nil {
-		return false, err
+		return schemaShape{}, err
 	}
 	if g.loops() {
-		return false, errSchemaLoop
+		return schemaShape{}, errSchemaLoop
 	}
 	if n := g.paths(); n > MaxOutputSchemaPaths {
-		return false, fmt.Errorf("output schema with more than %d paths through its subschemas", MaxOutputSchemaPaths)
+		return schemaShape{}, fmt.Errorf("output schema with more than %d paths through its subschemas", MaxOutputSchemaPaths)
 	}
 	if g.chain() > MaxOutputSchemaChain {
-		return false, fmt.Errorf("output schema with a chain of more than %d $refs or combinators on one value", MaxOutputSchemaChain)
+		return schemaShape{}, fmt.Errorf("output schema with a chain of more than %d $refs or combinators on one value", MaxOutputSchemaChain)
 	}
-	return g.checkRecursion()
+	recursive, err := g.checkRecursion()
+	if err != nil {
+		return schemaShape{}, err
+	}
+	return schemaShape{recursive: recursive, branches: g.branches()}, nil
 }
 
 func (g *schemaGraph) findAnchors(v any, ptr string) {
@@ -193,8 +213,8 @@ func (g *schemaGraph) build(v any, ptr string) error {
 		}
 	}
 	var out []schemaEdge
-	add := func(to string, descend bool) {
-		e := schemaEdge{to: to, descend: descend}
+	add := func(to string, descend, branch bool) {
+		e := schemaEdge{to: to, descend: descend, branch: branch}
 		if descend {
 			e.step = stepOf(ptr, to)
 		}
@@ -205,26 +225,27 @@ func (g *schemaGraph) build(v any, ptr string) error {
 		if err != nil {
 			return err
 		}
-		add(to, false)
+		add(to, false, false)
 	}
 	each := func(keys []string, descend bool, kind byte) {
 		for _, k := range keys {
 			base := ptr + "/" + escapePointer(k)
+			branch := slices.Contains(branchKeywords, k)
 			switch c := m[k].(type) {
 			case map[string]any:
 				if kind == 'o' {
-					add(base, descend)
+					add(base, descend, branch)
 				} else if kind == 'm' {
 					for name, s := range c {
 						if _, schema := s.(map[string]any); schema {
-							add(base+"/"+escapePointer(name), descend)
+							add(base+"/"+escapePointer(name), descend, branch)
 						}
 					}
 				}
 			case []any:
 				if kind == 'l' {
 					for i := range c {
-						add(base+"/"+strconv.Itoa(i), descend)
+						add(base+"/"+strconv.Itoa(i), descend, branch)
 					}
 				}
 			}
@@ -358,20 +379,42 @@ func (g *schemaGraph) chain() int {
 // since loops has passed) counts one. The count saturates just past the
 // bound.
 func (g *schemaGraph) paths() int {
+	return g.count(1, func(schemaEdge) int { return 0 }, 1)
+}
+
+// branches counts the root's paths that end in a branch edge (see
+// branchKeywords), as paths does: a recursion counts once, so this is the
+// branches tried on a value per level of the result. A branch counts one
+// more per 64 bytes of its name, which the errors of a failed check quote
+// at every level. It saturates just past MaxOutputSchemaPaths.
+func (g *schemaGraph) branches() int {
+	return g.count(0, func(e schemaEdge) int {
+		if e.branch {
+			return 1 + g.nameOf(e.to)/64
+		}
+		return 0
+	}, 0)
+}
+
+// count sums over the root's paths, memoized: node counts a node, edge an
+// edge, back an edge to a node on the current path (not followed). The sum
+// saturates just past MaxOutputSchemaPaths.
+func (g *schemaGraph) count(node int, edge func(schemaEdge) int, back int) int {
 	memo := map[string]int{}
 	onPath := map[string]bool{}
-	var count func(string) int
-	count = func(n string) int {
+	var sum func(string) int
+	sum = func(n string) int {
 		if c, ok := memo[n]; ok {
 			return c
 		}
 		onPath[n] = true
-		total := 1
+		total := node
 		for _, e := range g.edges[n] {
+			total += edge(e)
 			if onPath[e.to] {
-				total++
+				total += back
 			} else {
-				total += count(e.to)
+				total += sum(e.to)
 			}
 			total = min(total, MaxOutputSchemaPaths+1)
 		}
@@ -379,7 +422,21 @@ func (g *schemaGraph) paths() int {
 		memo[n] = total
 		return total
 	}
-	return count("")
+	return sum("")
+}
+
+// nameOf is the length of the longest name jsonschema-go gives the
+// subschema at ptr in its errors: its $id, $anchor or pointer.
+func (g *schemaGraph) nameOf(ptr string) int {
+	n := len(ptr) + 1
+	if m, ok := g.at(ptr).(map[string]any); ok {
+		for _, k := range []string{"$id", "$anchor", "$dynamicAnchor"} {
+			if name, _ := m[k].(string); len(name) > n {
+				n = len(name)
+			}
+		}
+	}
+	return n
 }
 
 // stepOf labels the descending edge from ptr to its subschema to with the
