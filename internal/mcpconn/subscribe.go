@@ -33,7 +33,7 @@ func resourceUpdated(updates *updateThrottle, name string, subs Subscriptions, s
 	if p == nil || subs == nil || !subs.Wants(p.URI) {
 		return
 	}
-	updates.offer(events.ResourceUpdated{Header: events.Header{Server: name}, URI: scrub.Line(p.URI, maxURIBytes, false)})
+	updates.offer(p.URI, events.ResourceUpdated{Header: events.Header{Server: name}, URI: scrub.Line(p.URI, maxURIBytes, false)})
 }
 
 // Subscribe asks the server for notifications/resources/updated of uri.
