@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -215,7 +216,12 @@ func (rt listenRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 
 // listenOf records the request if it is a listen (or a cancellation). The
 // SDK's POST bodies are its own encoding of one message, which GetBody
-// replays without touching the body sent.
+// replays without touching the body sent. Most POSTs are other requests
+// (a tool call's arguments may be megabytes): only a prefix of each is
+// read, and the body is read whole and decoded only when the prefix
+// names a method that matters. The SDK encodes "jsonrpc", "id" and
+// "method" first, in that order, so the method is always in the prefix;
+// a body whose prefix does not name it is not a listen.
 func (rt listenRoundTripper) listenOf(req *http.Request) (jsonrpc.ID, bool) {
 	if req.Method != http.MethodPost || req.GetBody == nil {
 		return jsonrpc.ID{}, false
@@ -225,12 +231,17 @@ func (rt listenRoundTripper) listenOf(req *http.Request) (jsonrpc.ID, bool) {
 		return jsonrpc.ID{}, false
 	}
 	defer body.Close()
-	data, err := io.ReadAll(io.LimitReader(body, maxListenBody))
-	if err != nil {
+	var buf [listenPrefix]byte
+	n, err := io.ReadFull(body, buf[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return jsonrpc.ID{}, false
 	}
-	// Most POSTs are other requests: decode only the ones that may matter.
-	if !bytes.Contains(data, []byte(`"`+methodListen+`"`)) && !bytes.Contains(data, []byte(`"`+methodCancelled+`"`)) {
+	prefix := buf[:n]
+	if !bytes.Contains(prefix, []byte(`"`+methodListen+`"`)) && !bytes.Contains(prefix, []byte(`"`+methodCancelled+`"`)) {
+		return jsonrpc.ID{}, false
+	}
+	data, err := io.ReadAll(io.MultiReader(bytes.NewReader(prefix), io.LimitReader(body, maxListenBody-int64(n))))
+	if err != nil {
 		return jsonrpc.ID{}, false
 	}
 	msg, err := jsonrpc.DecodeMessage(data)
@@ -240,8 +251,13 @@ func (rt listenRoundTripper) listenOf(req *http.Request) (jsonrpc.ID, bool) {
 	return rt.tracker.sent(msg)
 }
 
-// maxListenBody bounds what listenOf reads of a request (ours, and a
-// listen for 256 URIs of 2 KiB each fits).
+// listenPrefix is what listenOf reads of every POST: enough for
+// {"jsonrpc":"2.0","id":ID,"method":"notifications/cancelled" with an id
+// of any size the SDK makes.
+const listenPrefix = 512
+
+// maxListenBody bounds what listenOf reads of a listen or a cancellation
+// (ours, and a listen for 256 URIs of 2 KiB each fits).
 const maxListenBody = 1 << 20
 
 // listenBody calls end once when the response stream ends: read to its
