@@ -35,11 +35,11 @@ func (w *churnWants) Wants(uri string) bool {
 
 // dialSubscribeServer dials a fresh 2026-07-28 subscribeServer that
 // acknowledges at once, with subs and emit; the caller closes the Conn.
-func dialSubscribeServer(t *testing.T, subs Subscriptions, emit func(events.Event)) (*Conn, *mcp.Server) {
+func dialSubscribeServer(t *testing.T, subs Subscriptions, emit func(events.Event), left chan<- string) (*Conn, *mcp.Server) {
 	t.Helper()
 	release := make(chan struct{})
 	close(release)
-	ct, srv := subscribeServer(t, "2026-07-28", make(chan string, 8), release)
+	ct, srv := watchedSubscribeServer(t, "2026-07-28", make(chan string, 8), release, left)
 	conn, err := testDial(t.Context(), Options{
 		Server:    config.Server{Name: "s", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true},
 		Transport: ct,
@@ -62,13 +62,19 @@ func dialSubscribeServer(t *testing.T, subs Subscriptions, emit func(events.Even
 func TestResubscribeUndoSparesNewHolder(t *testing.T) {
 	connCh := make(chan *Conn, 1)
 	churned := make(chan struct{})
+	left := make(chan string, 8)
 	w := &churnWants{at: 2} // the background subscribe's check after subscribing
 	w.hook = func() {
 		c := <-connCh
 		go func() {
 			defer close(churned)
 			_ = c.Unsubscribe(context.Background(), "mem://a") // the last holder leaves
-			_ = c.Subscribe(context.Background(), "mem://a")   // a new one comes
+			// The server tears the first stream down before the new one
+			// comes: a go-sdk server keeps one subscription per session
+			// and URI, and a teardown after the new stream's start would
+			// end that too.
+			<-left
+			_ = c.Subscribe(context.Background(), "mem://a") // a new one comes
 		}()
 		// The churn runs to its end, or waits for the URI's lock.
 		testutil.Eventually(t, 5*time.Second, "the host's churn to end or wait", func() bool {
@@ -81,24 +87,27 @@ func TestResubscribeUndoSparesNewHolder(t *testing.T) {
 		})
 	}
 	got := make(chan events.Event, 64)
-	conn, srv := dialSubscribeServer(t, w, func(e events.Event) { got <- e })
+	conn, srv := dialSubscribeServer(t, w, func(e events.Event) { got <- e }, left)
 	defer conn.Close()
 	connCh <- conn
 	<-churned
 	testutil.Eventually(t, 5*time.Second, "the URI's lock to be free", func() bool { return conn.reopen.locks.users("mem://a") == 0 })
-	if _, err := conn.cs.ListTools(t.Context(), nil); err != nil { // a round trip after any cancellation sent
-		t.Fatal(err)
-	}
-	if err := srv.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: "mem://a"}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case e := <-got:
-		if u, ok := e.(events.ResourceUpdated); !ok || u.URI != "mem://a" {
-			t.Fatalf("got %v; want the update of mem://a", e)
+	// The new stream is up once an update reaches the host; it never
+	// does if the stream was cancelled.
+	var e events.Event
+	if !testutil.Within(5*time.Second, func() bool {
+		_ = srv.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: "mem://a"})
+		select {
+		case e = <-got:
+			return true
+		default:
+			return false
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the host holds mem://a but its update never came: the background subscribe's undo cancelled the new holder's stream")
+	}) {
+		t.Fatal("the host holds mem://a but no update comes: the background subscribe's undo cancelled the new holder's stream")
+	}
+	if u, ok := e.(events.ResourceUpdated); !ok || u.URI != "mem://a" {
+		t.Fatalf("got %v; want the update of mem://a", e)
 	}
 }
 
@@ -107,7 +116,7 @@ func TestResubscribeUndoSparesNewHolder(t *testing.T) {
 // own) leaves no SDK listen goroutine behind.
 func TestSubscribeRacingCloseEndsItsStream(t *testing.T) {
 	for i := range 300 {
-		conn, _ := dialSubscribeServer(t, nil, nil)
+		conn, _ := dialSubscribeServer(t, nil, nil, nil)
 		done := make(chan struct{})
 		go func() { _ = conn.Subscribe(context.Background(), "mem://a"); close(done) }()
 		if i%2 == 0 {
@@ -129,7 +138,7 @@ func TestSubscribeRacingCloseEndsItsStream(t *testing.T) {
 // host no longer wants it, and a fresh subscription starts it anew (a URI
 // the reopener gave up on is reopened again).
 func TestReopenStateFollowsTheHost(t *testing.T) {
-	conn, _ := dialSubscribeServer(t, wanted{"mem://a"}, nil)
+	conn, _ := dialSubscribeServer(t, wanted{"mem://a"}, nil, nil)
 	defer conn.Close()
 	r := conn.reopen
 	state := func(uri string) *reopenState {
