@@ -123,6 +123,11 @@ func (r *reopener) reopen(uri string, st *reopenState, delay time.Duration) {
 	defer cancel()
 	unlock, err := r.locks.lock(ctx, uri)
 	if err != nil {
+		// The URI's lock was busy for timeout_seconds: the next end of its
+		// stream may try again.
+		r.mu.Lock()
+		st.busy = false
+		r.mu.Unlock()
 		return
 	}
 	defer unlock()

@@ -175,3 +175,40 @@ func TestReopenStateFollowsTheHost(t *testing.T) {
 		t.Fatalf("an end of an unwanted URI kept its state %+v", *st)
 	}
 }
+
+// TestReopenGivesUpABusyLock: a reopen that cannot take its URI's lock
+// within timeout_seconds (a host request of the URI holds it) lets the
+// next end of the stream try again, rather than leave the URI marked as
+// being reopened for the rest of the session.
+func TestReopenGivesUpABusyLock(t *testing.T) {
+	release := make(chan struct{})
+	close(release)
+	ct, _ := subscribeServer(t, "2026-07-28", make(chan string, 8), release)
+	conn, err := testDial(t.Context(), Options{
+		Server:    config.Server{Name: "s", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true, TimeoutSeconds: 1},
+		Transport: ct,
+		Features:  Features{Subscriptions: wanted{"mem://a"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := conn.reopen
+	testutil.Eventually(t, 5*time.Second, "the background subscribe to end", func() bool { return r.locks.users("mem://a") == 0 })
+	unlock, err := r.locks.lock(t.Context(), "mem://a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	r.ended("mem://a")
+	busy := func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		st := r.uris["mem://a"]
+		return st == nil || st.busy
+	}
+	if !busy() {
+		t.Fatal("the end did not start a reopen")
+	}
+	testutil.Eventually(t, 10*time.Second, "the reopen to give up the busy lock", func() bool { return !busy() })
+}
