@@ -217,7 +217,11 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 
 	progress := &progressRouter{}
-	updates := newUpdateThrottle(opts.Clock, opts.Emit)
+	var wants func(string) bool
+	if subs := opts.Features.Subscriptions; subs != nil {
+		wants = subs.Wants
+	}
+	updates := newUpdateThrottle(opts.Clock, opts.Emit, wants)
 	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, srv.Name, opts.Emit, updates, logger, progress, scrub, tail))
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)

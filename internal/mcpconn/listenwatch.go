@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,12 +38,20 @@ const maxListenEnds = 256
 // (listenRoundTripper, since the SDK's HTTP connection cannot be wrapped),
 // and tells the Conn which URIs lost their stream. A stream ended from
 // here (Unsubscribe sends notifications/cancelled) is forgotten first.
+// Over HTTP it sees a POST's response only: a listen stream that breaks
+// counts as ended even when the SDK resumes it with a GET (Last-Event-ID),
+// so the Conn reopens it instead (cancelling the resumed one), and the
+// updates the server would have replayed on it are lost; a host that
+// cares reads the resource again on the next update.
 type listenTracker struct {
 	mu      sync.Mutex
 	byID    map[jsonrpc.ID][]string // open listens for resource URIs
 	current map[string]jsonrpc.ID   // each URI's latest listen
 	onEnd   func(uri string)        // set once the Conn exists
 	pending []string                // ends seen before that
+	// authorizing are the listens refused with 401 or 403 whose POST the
+	// SDK re-sends (same id) once its OAuth handler has authorized.
+	authorizing map[jsonrpc.ID]bool
 }
 
 func newListenTracker() *listenTracker {
@@ -96,6 +106,7 @@ func (t *listenTracker) forget(id jsonrpc.ID) {
 func (t *listenTracker) dropLocked(id jsonrpc.ID) []string {
 	uris := t.byID[id]
 	delete(t.byID, id)
+	delete(t.authorizing, id)
 	var ended []string
 	for _, uri := range uris {
 		if t.current[uri] == id { // a later listen of the URI is not ended by this one's end
@@ -124,6 +135,23 @@ func (t *listenTracker) ended(id jsonrpc.ID) {
 	}
 }
 
+// refusedForAuth says the listen id was refused with 401 or 403 on a
+// connection with an OAuth handler, which authorizes and re-sends it. It
+// reports whether that is the first refusal, to be waited out: a second
+// one (the retry refused too) is an end.
+func (t *listenTracker) refusedForAuth(id jsonrpc.ID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, open := t.byID[id]; !open || t.authorizing[id] {
+		return false
+	}
+	if t.authorizing == nil {
+		t.authorizing = map[jsonrpc.ID]bool{}
+	}
+	t.authorizing[id] = true
+	return true
+}
+
 // attach sets what is told of ends from now on, and tells it those seen
 // before (listens opened during the dial, if any).
 func (t *listenTracker) attach(onEnd func(uri string)) {
@@ -141,7 +169,7 @@ func (t *listenTracker) attach(onEnd func(uri string)) {
 func (t *listenTracker) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.byID, t.current, t.onEnd, t.pending = nil, nil, nil, nil
+	t.byID, t.current, t.onEnd, t.pending, t.authorizing = nil, nil, nil, nil, nil
 }
 
 // listenTransport puts a listenConn on every connection of a stdio (or
@@ -188,9 +216,17 @@ func (c listenConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // that ended (with the listen's answer or without) while the request's
 // context lives, is a stream the server ended. The SDK cancels that
 // context when it ends the stream itself (Unsubscribe, Close).
+//
+// With an OAuth handler (oauth), a first 401 or 403 is not an end: the
+// SDK authorizes and sends the same listen again, through here (an
+// Authorize that fails ends it, see listenAuth). A response stream that
+// breaks is an end even when the SDK resumes it (a GET with
+// Last-Event-ID, which this does not follow): the URI's stream is then
+// reopened, and the updates the server would have replayed are lost.
 type listenRoundTripper struct {
 	base    http.RoundTripper
 	tracker *listenTracker
+	oauth   bool
 }
 
 func (rt listenRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -198,6 +234,10 @@ func (rt listenRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	resp, err := rt.base.RoundTrip(req)
 	if !listen {
 		return resp, err
+	}
+	if err == nil && rt.oauth && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) &&
+		rt.tracker.refusedForAuth(id) {
+		return resp, nil
 	}
 	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
 		if req.Context().Err() == nil {
@@ -213,35 +253,81 @@ func (rt listenRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	return resp, nil
 }
 
+// listenAuth is the OAuth handler of a Streamable HTTP connection whose
+// listens a listenRoundTripper watches: a listen whose authorization
+// failed is not re-sent, so it ended.
+type listenAuth struct {
+	auth.OAuthHandler
+	tracker *listenTracker
+}
+
+func (a listenAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	err := a.OAuthHandler.Authorize(ctx, req, resp)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if msg, ok := listenMessage(req); ok {
+		if r, ok := msg.(*jsonrpc.Request); ok && r.Method == methodListen {
+			a.tracker.ended(r.ID)
+		}
+	}
+	return err
+}
+
 // listenOf records the request if it is a listen (or a cancellation). The
 // SDK's POST bodies are its own encoding of one message, which GetBody
-// replays without touching the body sent.
+// replays without touching the body sent. Most POSTs are other requests
+// (a tool call's arguments may be megabytes): only a prefix of each is
+// read, and the body is read whole and decoded only when the prefix
+// names a method that matters. The SDK encodes "jsonrpc", "id" and
+// "method" first, in that order, so the method is always in the prefix;
+// a body whose prefix does not name it is not a listen.
 func (rt listenRoundTripper) listenOf(req *http.Request) (jsonrpc.ID, bool) {
-	if req.Method != http.MethodPost || req.GetBody == nil {
-		return jsonrpc.ID{}, false
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return jsonrpc.ID{}, false
-	}
-	defer body.Close()
-	data, err := io.ReadAll(io.LimitReader(body, maxListenBody))
-	if err != nil {
-		return jsonrpc.ID{}, false
-	}
-	// Most POSTs are other requests: decode only the ones that may matter.
-	if !bytes.Contains(data, []byte(`"`+methodListen+`"`)) && !bytes.Contains(data, []byte(`"`+methodCancelled+`"`)) {
-		return jsonrpc.ID{}, false
-	}
-	msg, err := jsonrpc.DecodeMessage(data)
-	if err != nil {
+	msg, ok := listenMessage(req)
+	if !ok {
 		return jsonrpc.ID{}, false
 	}
 	return rt.tracker.sent(msg)
 }
 
-// maxListenBody bounds what listenOf reads of a request (ours, and a
-// listen for 256 URIs of 2 KiB each fits).
+// listenMessage is the message a POST carries if it may be a listen or a
+// cancellation (see listenOf).
+func listenMessage(req *http.Request) (jsonrpc.Message, bool) {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return nil, false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, false
+	}
+	defer body.Close()
+	var buf [listenPrefix]byte
+	n, err := io.ReadFull(body, buf[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	prefix := buf[:n]
+	if !bytes.Contains(prefix, []byte(`"`+methodListen+`"`)) && !bytes.Contains(prefix, []byte(`"`+methodCancelled+`"`)) {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.MultiReader(bytes.NewReader(prefix), io.LimitReader(body, maxListenBody-int64(n))))
+	if err != nil {
+		return nil, false
+	}
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return nil, false
+	}
+	return msg, true
+}
+
+// listenPrefix is what listenOf reads of every POST: enough for
+// {"jsonrpc":"2.0","id":ID,"method":"notifications/cancelled" with an id
+// of any size the SDK makes.
+const listenPrefix = 512
+
+// maxListenBody bounds what listenOf reads of a listen or a cancellation
+// (ours, and a listen for 256 URIs of 2 KiB each fits).
 const maxListenBody = 1 << 20
 
 // listenBody calls end once when the response stream ends: read to its

@@ -71,8 +71,12 @@ func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber
 	switch srv.Type {
 	case config.TypeHTTP:
 		// Its subscription streams are POST responses (see listenTracker).
-		client.Transport = listenRoundTripper{base: client.Transport, tracker: listens}
-		r.transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: r.oauth}
+		client.Transport = listenRoundTripper{base: client.Transport, tracker: listens, oauth: r.oauth != nil}
+		var oauth auth.OAuthHandler
+		if r.oauth != nil {
+			oauth = listenAuth{OAuthHandler: r.oauth, tracker: listens}
+		}
+		r.transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: oauth}
 	case config.TypeSSE:
 		r.transport = &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client}
 	default:

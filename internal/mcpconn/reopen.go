@@ -37,8 +37,10 @@ type reopener struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	locks uriLocks // each URI's subscribe and unsubscribe, with Conn's
+
 	mu   sync.Mutex
-	uris map[string]*reopenState
+	uris map[string]*reopenState // URIs whose stream ended, while wanted
 }
 
 // reopenState is one URI's reopening in this session.
@@ -57,7 +59,11 @@ func newReopener(cs *mcp.ClientSession, subs Subscriptions, logger *slog.Logger,
 
 // ended is told that uri's stream ended. It does not block.
 func (r *reopener) ended(uri string) {
-	if r.ctx.Err() != nil || r.subs == nil || !r.subs.Wants(uri) {
+	if r.ctx.Err() != nil || r.subs == nil {
+		return
+	}
+	if !r.subs.Wants(uri) {
+		r.forget(uri)
 		return
 	}
 	r.mu.Lock()
@@ -92,6 +98,15 @@ func (r *reopener) ended(uri string) {
 	go r.reopen(uri, st, delay)
 }
 
+// forget drops uri's reopening state: the host stopped wanting it, or
+// subscribed it afresh (which starts its backoff, and its giving up,
+// anew). A reopen waiting for uri finds the host's wish when it runs.
+func (r *reopener) forget(uri string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.uris, uri)
+}
+
 // reopen waits delay, then ends the SDK's record of uri's dead stream
 // (Unsubscribe) and opens a new one (Subscribe), unless the host stopped
 // wanting it meanwhile.
@@ -106,6 +121,21 @@ func (r *reopener) reopen(uri string, st *reopenState, delay time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
 	defer cancel()
+	unlock, err := r.locks.lock(ctx, uri)
+	if err != nil {
+		// The URI's lock was busy for timeout_seconds: the next end of its
+		// stream may try again.
+		r.mu.Lock()
+		st.busy = false
+		r.mu.Unlock()
+		return
+	}
+	defer unlock()
+	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
+		// The host's Unsubscribe dropped the SDK's record already.
+		r.forget(uri)
+		return
+	}
 	// Unsubscribe only drops the SDK's record (and cancels the ended
 	// listen); without it Subscribe would do nothing.
 	_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
@@ -113,12 +143,22 @@ func (r *reopener) reopen(uri string, st *reopenState, delay time.Duration) {
 	r.mu.Lock()
 	st.opened, st.busy = time.Now(), false
 	r.mu.Unlock()
-	r.subscribe(ctx, uri, "reopening a resource subscription failed")
+	r.subscribeLocked(ctx, uri, "reopening a resource subscription failed")
 }
 
 // subscribe subscribes the session to uri if the host still wants it,
-// logging failed with the error of a refusal.
+// under uri's lock, logging failed with the error of a refusal.
 func (r *reopener) subscribe(ctx context.Context, uri, failed string) {
+	unlock, err := r.locks.lock(ctx, uri)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	r.subscribeLocked(ctx, uri, failed)
+}
+
+// subscribeLocked is subscribe for a caller holding uri's lock.
+func (r *reopener) subscribeLocked(ctx context.Context, uri, failed string) {
 	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
 		return
 	}
@@ -126,12 +166,46 @@ func (r *reopener) subscribe(ctx context.Context, uri, failed string) {
 		r.logger.Warn(failed, "uri", uri, "error", err)
 	}
 	// The last holder may have left while we subscribed (its Unsubscribe
-	// may have come before our Subscribe), or the Conn began closing (the
-	// SDK's Close may have cancelled its streams before ours was made,
-	// which would keep its goroutine waiting).
+	// waits for the lock we hold, so it finds nothing to end), or the
+	// Conn began closing (the SDK's Close may have cancelled its streams
+	// before ours was made, which would keep its goroutine waiting). A
+	// holder that came since waits for the lock: its Subscribe follows
+	// this Unsubscribe.
 	if !r.subs.Wants(uri) || r.ctx.Err() != nil {
 		_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
+}
+
+// hostSubscribe is Conn.Subscribe's request, under uri's lock. A fresh
+// subscription starts the URI's reopening afresh.
+func (r *reopener) hostSubscribe(ctx context.Context, uri string) error {
+	unlock, err := r.locks.lock(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	r.forget(uri)
+	err = r.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	// The Conn began closing (or its session ended) meanwhile: the SDK's
+	// Close may have cancelled every stream before this one was made,
+	// which would keep its goroutine waiting for ever. stop comes before
+	// the SDK's Close, so this sees it.
+	if r.ctx.Err() != nil {
+		_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+	return err
+}
+
+// hostUnsubscribe is Conn.Unsubscribe's request, under uri's lock; the
+// URI's reopening state goes with it.
+func (r *reopener) hostUnsubscribe(ctx context.Context, uri string) error {
+	unlock, err := r.locks.lock(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	r.forget(uri)
+	return r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 }
 
 // maxResubscribes bounds the subscribe requests a new session sends at a

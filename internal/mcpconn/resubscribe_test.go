@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // TestSilentSubscribeDoesNotFailDial: a server that never answers
@@ -55,7 +57,7 @@ func TestSilentSubscribeDoesNotFailDial(t *testing.T) {
 func TestUpdateThrottleCoalesces(t *testing.T) {
 	clock := clockwork.NewFakeClock()
 	got := make(chan events.ResourceUpdated, 16)
-	th := newUpdateThrottle(clock, func(e events.Event) { got <- e.(events.ResourceUpdated) })
+	th := newUpdateThrottle(clock, func(e events.Event) { got <- e.(events.ResourceUpdated) }, nil)
 	defer th.close()
 	update := func(uri string, n int) events.ResourceUpdated {
 		return events.ResourceUpdated{Header: events.Header{Server: fmt.Sprint(n)}, URI: uri}
@@ -79,12 +81,12 @@ func TestUpdateThrottleCoalesces(t *testing.T) {
 		}
 	}
 	for i := range 5000 {
-		th.offer(update("mem://a", i))
+		th.offer("mem://a", update("mem://a", i))
 	}
 	if e := next("first update"); e.Server != "0" {
 		t.Fatalf("first event is update %s, want 0", e.Server)
 	}
-	th.offer(update("mem://b", 0))
+	th.offer("mem://b", update("mem://b", 0))
 	if e := next("another URI"); e.URI != "mem://b" {
 		t.Fatalf("got %+v, want mem://b's first update at once", e)
 	}
@@ -107,8 +109,42 @@ func TestUpdateThrottleCoalesces(t *testing.T) {
 		t.Fatal(err)
 	}
 	none("quiet interval")
-	th.offer(update("mem://a", 1))
+	th.offer("mem://a", update("mem://a", 1))
 	if e := next("update of a quiet URI"); e.Server != "1" {
 		t.Fatalf("got %+v, want the update at once", e)
+	}
+}
+
+// TestUpdateThrottleDropsUnwanted: an update coalesced within the
+// interval is not emitted at its end if the host stopped wanting the URI
+// meanwhile (no event after the last subscription ended).
+func TestUpdateThrottleDropsUnwanted(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	got := make(chan events.ResourceUpdated, 16)
+	var wanted atomic.Bool
+	wanted.Store(true)
+	th := newUpdateThrottle(clock, func(e events.Event) { got <- e.(events.ResourceUpdated) }, func(string) bool { return wanted.Load() })
+	defer th.close()
+	th.offer("mem://a", events.ResourceUpdated{URI: "mem://a"})
+	th.offer("mem://a", events.ResourceUpdated{URI: "mem://a"}) // coalesced
+	if e := <-got; e.URI != "mem://a" {
+		t.Fatalf("first event %+v", e)
+	}
+	wanted.Store(false) // the last subscription ended
+	if err := clock.BlockUntilContext(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(UpdateInterval)
+	// The tick ends with the URI quiet (its entry gone) or, wrongly, with
+	// the update emitted.
+	testutil.Eventually(t, 5*time.Second, "the end of the interval", func() bool {
+		th.mu.Lock()
+		defer th.mu.Unlock()
+		return th.uris["mem://a"] == nil || len(got) > 0
+	})
+	select {
+	case e := <-got:
+		t.Fatalf("the coalesced update of an unwanted URI was emitted: %+v", e)
+	default:
 	}
 }

@@ -33,7 +33,7 @@ func resourceUpdated(updates *updateThrottle, name string, subs Subscriptions, s
 	if p == nil || subs == nil || !subs.Wants(p.URI) {
 		return
 	}
-	updates.offer(events.ResourceUpdated{Header: events.Header{Server: name}, URI: scrub.Line(p.URI, maxURIBytes, false)})
+	updates.offer(p.URI, events.ResourceUpdated{Header: events.Header{Server: name}, URI: scrub.Line(p.URI, maxURIBytes, false)})
 }
 
 // Subscribe asks the server for notifications/resources/updated of uri.
@@ -41,10 +41,11 @@ func resourceUpdated(updates *updateThrottle, name string, subs Subscriptions, s
 // the URI and returns before the server acknowledges it (and does nothing
 // for a URI it already listens to; a stream the server ends is reopened
 // by the Conn, see reopener); on older sessions it is the
-// resources/subscribe request.
+// resources/subscribe request. Subscribe and Unsubscribe of one URI are
+// serialised with the Conn's own reopening of it (see uriLocks).
 func (c *Conn) Subscribe(ctx context.Context, uri string) error {
 	return c.do(ctx, op{verb: "subscribing to", arg: uri}, func(ctx context.Context) error {
-		return c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+		return c.reopen.hostSubscribe(ctx, uri)
 	})
 }
 
@@ -52,7 +53,7 @@ func (c *Conn) Subscribe(ctx context.Context, uri string) error {
 // closes the URI's stream, on older ones it sends resources/unsubscribe.
 func (c *Conn) Unsubscribe(ctx context.Context, uri string) error {
 	return c.do(ctx, op{verb: "unsubscribing from", arg: uri}, func(ctx context.Context) error {
-		return c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+		return c.reopen.hostUnsubscribe(ctx, uri)
 	})
 }
 

@@ -31,6 +31,14 @@ func (w wanted) Wants(uri string) bool {
 // release (or refuses URIs starting with "refused:").
 func subscribeServer(t *testing.T, protocol string, entered chan<- string, release <-chan struct{}) (mcp.Transport, *mcp.Server) {
 	t.Helper()
+	return watchedSubscribeServer(t, protocol, entered, release, nil)
+}
+
+// watchedSubscribeServer is subscribeServer that also reports on left
+// (if not nil) each URI unsubscribed (on 2026-07-28: each listen torn
+// down).
+func watchedSubscribeServer(t *testing.T, protocol string, entered chan<- string, release <-chan struct{}, left chan<- string) (mcp.Transport, *mcp.Server) {
+	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "subs"}, &mcp.ServerOptions{
 		SupportedProtocolVersions: []string{protocol},
 		SubscribeHandler: func(ctx context.Context, req *mcp.SubscribeRequest) error {
@@ -44,7 +52,12 @@ func subscribeServer(t *testing.T, protocol string, entered chan<- string, relea
 			}
 			return nil
 		},
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(_ context.Context, req *mcp.UnsubscribeRequest) error {
+			if left != nil {
+				left <- req.Params.URI
+			}
+			return nil
+		},
 	})
 	srv.AddResource(&mcp.Resource{URI: "mem://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{}, nil

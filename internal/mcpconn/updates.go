@@ -20,9 +20,12 @@ const UpdateInterval = 250 * time.Millisecond
 // updateThrottle coalesces one Conn's events.ResourceUpdated per URI. It
 // holds an entry per URI updated within the last interval, and only URIs
 // the host subscribed to reach it, so it is bounded by the subscriptions.
+// A coalesced update is emitted only if the host still wants its URI
+// then (wants), so no update follows the end of its last subscription.
 type updateThrottle struct {
 	clock clockwork.Clock
 	emit  func(events.Event)
+	wants func(uri string) bool // nil: every URI
 
 	mu     sync.Mutex
 	closed bool
@@ -36,34 +39,38 @@ type throttledURI struct {
 	pending *events.ResourceUpdated
 }
 
-func newUpdateThrottle(clock clockwork.Clock, emit func(events.Event)) *updateThrottle {
+func newUpdateThrottle(clock clockwork.Clock, emit func(events.Event), wants func(uri string) bool) *updateThrottle {
 	if clock == nil {
 		clock = clockwork.NewRealClock()
 	}
-	return &updateThrottle{clock: clock, emit: emit, uris: map[string]*throttledURI{}}
+	return &updateThrottle{clock: clock, emit: emit, wants: wants, uris: map[string]*throttledURI{}}
 }
 
-// offer emits e now if its URI was quiet, else keeps it for the end of
-// the URI's interval. It does not block.
-func (t *updateThrottle) offer(e events.ResourceUpdated) {
+// offer emits e, an update of uri as the server wrote it (e carries it
+// scrubbed), now if uri was quiet, else keeps it for the end of the
+// URI's interval. It does not block.
+func (t *updateThrottle) offer(uri string, e events.ResourceUpdated) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
 		return
 	}
-	if st := t.uris[e.URI]; st != nil {
+	if st := t.uris[uri]; st != nil {
 		st.pending = &e
 		t.mu.Unlock()
 		return
 	}
-	t.uris[e.URI] = &throttledURI{timer: t.clock.AfterFunc(UpdateInterval, func() { t.tick(e.URI) })}
+	t.uris[uri] = &throttledURI{timer: t.clock.AfterFunc(UpdateInterval, func() { t.tick(uri) })}
 	t.mu.Unlock()
 	t.emit(e)
 }
 
 // tick ends uri's interval: its pending update is emitted and starts the
-// next one; without one the URI is quiet again.
+// next one; without one (or if the host no longer wants the URI) the URI
+// is quiet again.
 func (t *updateThrottle) tick(uri string) {
+	// Asked before mu: Wants takes the host's lock, never ours.
+	wanted := t.wants == nil || t.wants(uri)
 	t.mu.Lock()
 	st := t.uris[uri]
 	if t.closed || st == nil {
@@ -71,7 +78,7 @@ func (t *updateThrottle) tick(uri string) {
 		return
 	}
 	e := st.pending
-	if e == nil {
+	if e == nil || !wanted {
 		delete(t.uris, uri)
 		t.mu.Unlock()
 		return
