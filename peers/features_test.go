@@ -30,6 +30,13 @@ const (
 	promptly = 5 * time.Second
 	// logWait bounds the wait for a server's log notification.
 	logWait = 10 * time.Second
+	// simulatedLogWait bounds the wait for server-everything's first
+	// simulated log: it sends one at once and one every 5 s, each at a
+	// random one of the eight MCP levels, and drops a debug one at our
+	// level info. 10 s gave three draws (all debug 1 in 512, but the third
+	// lands on the bound: in effect 1 in 64 per transport, seen in CI);
+	// 30 s gives seven (1 in 2 million).
+	simulatedLogWait = 30 * time.Second
 	// settleQuiet is how long the registry must stay unchanged to count as
 	// settled after the list_changed burst.
 	settleQuiet = 300 * time.Millisecond
@@ -580,7 +587,7 @@ func checkLogging(t *testing.T, rt *testRuntime) {
 	if got := resultText(res); !strings.Contains(got, "Started simulated") {
 		t.Fatalf("toggle-simulated-logging = %q, want it started", got)
 	}
-	got := rt.records.waitFor(t, logWait, "simulated server log", isSimulated)
+	got := rt.records.waitFor(t, simulatedLogWait, "simulated server log", isSimulated)
 	for _, r := range got {
 		want, ok := simulatedLevels[r.Attrs["mcp_level"]]
 		if !ok || r.Level != want {
