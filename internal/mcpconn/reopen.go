@@ -198,18 +198,7 @@ func (r *reopener) hostSubscribe(ctx context.Context, uri string) error {
 
 // hostUnsubscribe is Conn.Unsubscribe's request, under uri's lock; the
 // URI's reopening state goes with it.
-//
-// On 2026-07-28 the SDK's Subscribe opens its stream on a context of its
-// own, which only Unsubscribe (or Close) ends: a background re-subscribe or
-// reopen whose stream hangs (an HTTP POST whose answer never starts) holds
-// the lock regardless of its timeout. Unsubscribe is local and idempotent
-// there, so it runs once before the lock too, ending such a stream; the one
-// under the lock still comes after any subscribe of the URI in flight, and
-// a reopen that lands in between sees the URI unwanted and undoes itself.
 func (r *reopener) hostUnsubscribe(ctx context.Context, uri string) error {
-	if res := r.cs.InitializeResult(); res != nil && res.ProtocolVersion >= listenProtocol {
-		_ = r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
-	}
 	unlock, err := r.locks.lock(ctx, uri)
 	if err != nil {
 		return err
@@ -218,11 +207,6 @@ func (r *reopener) hostUnsubscribe(ctx context.Context, uri string) error {
 	r.forget(uri)
 	return r.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 }
-
-// listenProtocol is the first protocol version on which a resource
-// subscription is a subscriptions/listen stream (SEP-2575): the same
-// version that brought the SDK's caching.
-const listenProtocol = cachingProtocol
 
 // maxResubscribes bounds the subscribe requests a new session sends at a
 // time for the URIs the host wants.

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -212,54 +211,4 @@ func TestReopenGivesUpABusyLock(t *testing.T) {
 		t.Fatal("the end did not start a reopen")
 	}
 	testutil.Eventually(t, 10*time.Second, "the reopen to give up the busy lock", func() bool { return !busy() })
-}
-
-// hangListenTransport makes the write of a subscriptions/listen for one
-// URI block until its context ends, like a Streamable HTTP POST whose
-// answer never starts: the SDK writes a listen on a context of its own,
-// so only Unsubscribe or Close ends it.
-type hangListenTransport struct {
-	mcp.Transport
-	uri string
-}
-
-type hangListenConn struct {
-	mcp.Connection
-	uri string
-}
-
-func (t hangListenTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	return hangListenConn{c, t.uri}, err
-}
-
-func (c hangListenConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	if r, ok := m.(*jsonrpc.Request); ok && r.Method == methodListen && strings.Contains(string(r.Params), c.uri) {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	return c.Connection.Write(ctx, m)
-}
-
-// A host's unsubscribe does not wait behind a background re-subscribe
-// whose stream hangs: it ends that stream first, then takes the URI's lock.
-func TestUnsubscribeEndsAHungResubscribe(t *testing.T) {
-	release := make(chan struct{})
-	close(release)
-	ct, _ := subscribeServer(t, "2026-07-28", make(chan string, 8), release)
-	conn, err := testDial(t.Context(), Options{
-		Server:    config.Server{Name: "s", Type: config.TypeLocal, Command: []string{"unused"}, Enabled: true, TimeoutSeconds: 2},
-		Transport: hangListenTransport{ct, "mem://a"},
-		Features:  Features{Subscriptions: wanted{"mem://a"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	testutil.Eventually(t, 5*time.Second, "the re-subscribe holds mem://a's lock", func() bool {
-		return conn.reopen.locks.users("mem://a") > 0
-	})
-	if err := conn.Unsubscribe(t.Context(), "mem://a"); err != nil {
-		t.Fatalf("Unsubscribe behind a hung re-subscribe: %v, want it to end that stream and succeed", err)
-	}
 }
