@@ -73,7 +73,12 @@ func TestResubscribeUndoSparesNewHolder(t *testing.T) {
 			// comes: a go-sdk server keeps one subscription per session
 			// and URI, and a teardown after the new stream's start would
 			// end that too.
-			<-left
+			select {
+			case <-left:
+			case <-time.After(5 * time.Second):
+				t.Error("the server did not tear the first stream down within 5 s")
+				return
+			}
 			_ = c.Subscribe(context.Background(), "mem://a") // a new one comes
 		}()
 		// The churn runs to its end, or waits for the URI's lock.
@@ -90,7 +95,11 @@ func TestResubscribeUndoSparesNewHolder(t *testing.T) {
 	conn, srv := dialSubscribeServer(t, w, func(e events.Event) { got <- e }, left)
 	defer conn.Close()
 	connCh <- conn
-	<-churned
+	select {
+	case <-churned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the host's churn (unsubscribe, the server's teardown, subscribe) did not end within 10 s")
+	}
 	testutil.Eventually(t, 5*time.Second, "the URI's lock to be free", func() bool { return conn.reopen.locks.users("mem://a") == 0 })
 	// The new stream is up once an update reaches the host; it never
 	// does if the stream was cancelled.
