@@ -213,7 +213,10 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	// hide, so only stdio and injected transports get the wire tap.
 	if httpConns == nil {
 		tap = newWireTap()
-		transport = listenTransport{inner: tapTransport{inner: transport, tap: tap}, tracker: listens}
+		transport = connTransport{inner: transport, wrap: func(c mcp.Connection) mcp.Connection {
+			tap.Connection = c
+			return listenConn{Connection: tap, tracker: listens}
+		}}
 	}
 
 	progress := &progressRouter{}

@@ -172,21 +172,6 @@ func (t *listenTracker) close() {
 	t.byID, t.current, t.onEnd, t.pending, t.authorizing = nil, nil, nil, nil, nil
 }
 
-// listenTransport puts a listenConn on every connection of a stdio (or
-// injected) transport.
-type listenTransport struct {
-	inner   mcp.Transport
-	tracker *listenTracker
-}
-
-func (t listenTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return listenConn{Connection: c, tracker: t.tracker}, nil
-}
-
 // listenConn is a connection whose listen requests and their answers the
 // tracker sees. A listen the transport failed to send ended at once.
 type listenConn struct {

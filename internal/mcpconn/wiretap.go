@@ -12,19 +12,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// tapTransport puts a wireTap on every connection of a stdio transport.
-type tapTransport struct {
+// connTransport puts wrap around every connection of a stdio (or
+// injected) transport: the wire tap and the listen watch.
+type connTransport struct {
 	inner mcp.Transport
-	tap   *wireTap
+	wrap  func(mcp.Connection) mcp.Connection
 }
 
-func (t tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t connTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.tap.Connection = c
-	return t.tap, nil
+	return t.wrap(c), nil
 }
 
 // wireTap sees the raw JSON-RPC traffic of a session, for two things the
