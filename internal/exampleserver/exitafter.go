@@ -2,6 +2,7 @@ package exampleserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"sync"
 
@@ -46,11 +47,14 @@ func (c *callCounter) arm() {
 	c.armed = true
 }
 
-// wrote is called after each write to the client.
-func (c *callCounter) wrote() {
+// wrote is called after each write to the client, with what was written.
+// Only a tool call's answer fires: the runtime's other requests (a prompt
+// listing at ready, say) may be answered between the limit-th call being
+// handled and its answer being written.
+func (c *callCounter) wrote(p []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.armed && !c.fired {
+	if c.armed && !c.fired && isToolAnswer(p) {
 		c.fired = true
 		close(c.reached)
 	}
@@ -64,7 +68,7 @@ type signalWriter struct {
 
 func (w signalWriter) Write(p []byte) (int, error) {
 	n, err := w.WriteCloser.Write(p)
-	w.counter.wrote()
+	w.counter.wrote(p)
 	return n, err
 }
 
@@ -83,4 +87,16 @@ func (c *callCounter) limitReached() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.calls >= c.limit
+}
+
+// isToolAnswer reports whether frame is the answer to a tools/call: a
+// JSON-RPC response whose result has content.
+func isToolAnswer(frame []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"result"`
+	}
+	return json.Unmarshal(frame, &m) == nil && m.ID != nil && m.Result.Content != nil
 }
