@@ -12,8 +12,9 @@ import (
 // FileName is the name of the configuration file inside the state dir.
 const FileName = "mcp_servers.json"
 
-// DefaultTimeoutSeconds is the startup wait and per-call timeout of a server
-// whose entry has no timeout_seconds.
+// DefaultTimeoutSeconds is the per-call timeout of a server whose entry has
+// no timeout_seconds, and through it the connect timeout of one that has
+// no connect_timeout_seconds either.
 const DefaultTimeoutSeconds = 30
 
 // MaxTimeoutSeconds is the largest timeout_seconds [Server.Validate]
@@ -60,9 +61,32 @@ type Server struct {
 	// Enabled reports whether the server is started. Absent in the file
 	// means true.
 	Enabled bool
-	// TimeoutSeconds is the startup wait and per-call timeout; 0 means
+	// TimeoutSeconds is the per-call timeout; 0 means
 	// DefaultTimeoutSeconds. Use [Server.Timeout] to read it.
 	TimeoutSeconds int
+	// ConnectTimeoutSeconds bounds one connect: spawn (or first request)
+	// to initialized and listed. 0 means the effective TimeoutSeconds, so
+	// that an entry written before the two were split keeps its meaning.
+	// Use [Server.ConnectTimeout] to read it.
+	ConnectTimeoutSeconds int
+	// MaxCallSeconds caps a call whose timeout progress notifications keep
+	// restarting; 0 means 10 × the call timeout, at most
+	// MaxCallSecondsLimit. Use [Server.MaxCallDuration] to read it.
+	MaxCallSeconds int
+	// MaxOutputBytes caps the text of one tool result that reaches the
+	// model; 0 means DefaultMaxOutputBytes, -1 no cap. Use
+	// [Server.OutputCaps] to read it.
+	MaxOutputBytes int
+	// MaxMediaBytes caps the image and audio data of one tool result; 0
+	// means DefaultMaxMediaBytes, -1 no cap.
+	MaxMediaBytes int
+	// ProtocolVersion pins the MCP protocol version sent in initialize, for
+	// a server that mishandles the newest; "" (the default) offers the
+	// newest the SDK supports. See [SupportedProtocolVersions].
+	ProtocolVersion string
+	// Tools filters which of the server's tools are registered; the zero
+	// value registers every tool.
+	Tools ToolFilter
 	// MaxConcurrentCalls bounds the tool calls in flight on the server at
 	// once: 0 (the default) is unlimited, 1 is single-flight, N lets N
 	// run while later calls wait their turn. At most
@@ -72,7 +96,10 @@ type Server struct {
 	// timeoutZero records an explicit "timeout_seconds": 0, which is an
 	// error the user should see rather than a silent default.
 	timeoutZero bool
-	unknown     []member // fields this version does not know
+	// zeros records the other explicit zeros that are errors (see
+	// zeroField).
+	zeros   zeroFields
+	unknown []member // fields this version does not know
 }
 
 // member is one field of a JSON object, kept in file order with its raw
@@ -82,7 +109,7 @@ type member struct {
 	value json.RawMessage
 }
 
-// Timeout returns the effective startup and per-call timeout: the default
+// Timeout returns the effective per-call timeout: the default
 // when TimeoutSeconds is not positive, and never more than
 // MaxTimeoutSeconds, so that even an unvalidated Server yields a sane wait.
 func (s Server) Timeout() time.Duration {
@@ -106,6 +133,7 @@ func (s Server) Clone() Server {
 		a := s.Auth.clone()
 		c.Auth = &a
 	}
+	c.Tools = s.Tools.clone()
 	c.unknown = cloneMembers(s.unknown)
 	return c
 }
@@ -137,7 +165,14 @@ func (s Server) Equal(o Server) bool {
 		s.Enabled == o.Enabled &&
 		s.TimeoutSeconds == o.TimeoutSeconds &&
 		s.timeoutZero == o.timeoutZero &&
-		s.MaxConcurrentCalls == o.MaxConcurrentCalls
+		s.MaxConcurrentCalls == o.MaxConcurrentCalls &&
+		s.ConnectTimeoutSeconds == o.ConnectTimeoutSeconds &&
+		s.MaxCallSeconds == o.MaxCallSeconds &&
+		s.MaxOutputBytes == o.MaxOutputBytes &&
+		s.MaxMediaBytes == o.MaxMediaBytes &&
+		s.zeros == o.zeros &&
+		s.ProtocolVersion == o.ProtocolVersion &&
+		s.Tools.equal(o.Tools)
 }
 
 // Secrets returns every non-empty secret value of s, without duplicates:

@@ -57,5 +57,5 @@ func ExampleServer_View() {
 	}
 	fmt.Println(s) // a Server prints its response form
 	// Output:
-	// {"name":"fs","type":"local","command":["npx","-y","server-fs"],"env":{"API_KEY":{"has_value":true,"masked":"****cdef"}},"headers":{},"auth":{"kind":"none","has_token":false,"has_client_secret":false,"has_private_key":false},"enabled":true,"timeout_seconds":30,"max_concurrent_calls":0}
+	// {"name":"fs","type":"local","command":["npx","-y","server-fs"],"env":{"API_KEY":{"has_value":true,"masked":"****cdef"}},"headers":{},"auth":{"kind":"none","has_token":false,"has_client_secret":false,"has_private_key":false},"enabled":true,"timeout_seconds":30,"max_concurrent_calls":0,"connect_timeout_seconds":30,"max_call_seconds":300,"max_output_bytes":262144,"max_media_bytes":5242880,"tools":{"allow":[],"deny":[]}}
 }

@@ -91,6 +91,25 @@ func marshalServer(s Server) (json.RawMessage, error) {
 	if s.MaxConcurrentCalls != 0 {
 		errs = append(errs, add("max_concurrent_calls", s.MaxConcurrentCalls))
 	}
+	for _, f := range []struct {
+		key string
+		n   int
+	}{
+		{"connect_timeout_seconds", s.ConnectTimeoutSeconds}, {"max_call_seconds", s.MaxCallSeconds},
+		{"max_output_bytes", s.MaxOutputBytes}, {"max_media_bytes", s.MaxMediaBytes},
+	} {
+		if f.n != 0 || s.zeros&zeroBit(f.key) != 0 {
+			errs = append(errs, add(f.key, f.n))
+		}
+	}
+	if s.ProtocolVersion != "" {
+		errs = append(errs, add("protocol_version", s.ProtocolVersion))
+	}
+	if !s.Tools.IsZero() {
+		raw, err := marshalToolFilter(s.Tools)
+		errs = append(errs, err)
+		ms = append(ms, member{key: "tools", value: raw})
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

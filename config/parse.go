@@ -103,6 +103,12 @@ func decodeEntry(fields []member, strict bool) (Server, *FieldError) {
 			s.timeoutZero = err == nil && s.TimeoutSeconds == 0
 		case "max_concurrent_calls":
 			s.MaxConcurrentCalls, err = decodeInt(m.key, m.value)
+		case "connect_timeout_seconds", "max_call_seconds", "max_output_bytes", "max_media_bytes":
+			err = s.decodeLimit(m.key, m.value)
+		case "protocol_version":
+			s.ProtocolVersion, err = decodeString(m.key, m.value)
+		case "tools":
+			s.Tools, err = decodeToolFilter(m.value, strict)
 		default:
 			if strict {
 				if m.key == "name" {

@@ -11,11 +11,15 @@ import (
 // The rules (DESIGN C4):
 //   - A field that is absent keeps its value.
 //   - "type", "command", "url", "enabled", "timeout_seconds",
+//     "connect_timeout_seconds", "max_call_seconds", "max_output_bytes",
+//     "max_media_bytes", "protocol_version" ("" puts back the newest),
 //     "max_concurrent_calls" (0 puts back unlimited) and the non-secret
 //     auth fields ("auth.kind", "auth.client_id",
 //     "auth.scopes", "auth.token_endpoint_auth_method",
 //     "auth.signing_algorithm", "auth.client_metadata_url") replace; for
 //     the last three "" puts back the default.
+//   - "tools": "allow" and "deny" each replace when present ([] lifts the
+//     list) and are kept when absent.
 //   - "env" and "headers" merge: a key with a non-empty value is set, a key
 //     with "" is deleted, a key not mentioned is kept.
 //   - "auth.token", "auth.client_secret" and "auth.private_key": a value
@@ -77,6 +81,12 @@ func applyPatch(base Server, patch []byte) (Server, *FieldError) {
 			s.timeoutZero = s.TimeoutSeconds == 0
 		case "max_concurrent_calls":
 			s.MaxConcurrentCalls, err = decodeInt(m.key, m.value)
+		case "connect_timeout_seconds", "max_call_seconds", "max_output_bytes", "max_media_bytes":
+			err = s.decodeLimit(m.key, m.value)
+		case "protocol_version":
+			s.ProtocolVersion, err = decodeString(m.key, m.value)
+		case "tools":
+			s.Tools, err = patchToolFilter(s.Tools, m.value)
 		default:
 			err = fieldErr(keyPath("", m.key), "unknown field")
 		}

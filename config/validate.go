@@ -43,7 +43,9 @@ func isNameByte(c byte) bool {
 
 // Validate reports the first problem with s, as a *FieldError naming the
 // field, or nil. Fields are checked in file order: name, type, command, env,
-// url, headers, auth, timeout_seconds, max_concurrent_calls.
+// url, headers, auth, timeout_seconds, max_concurrent_calls,
+// connect_timeout_seconds, max_call_seconds, max_output_bytes,
+// max_media_bytes, protocol_version, tools.
 //
 // Fields that the type does not use (a command on an http server) are not
 // errors: they are kept so that switching the type back restores them. The
@@ -121,7 +123,10 @@ func (s Server) validate() *FieldError {
 		return fieldErr("max_concurrent_calls", fmt.Sprintf(
 			"must be between 0 (unlimited, the default) and %d", MaxConcurrentCallsLimit))
 	}
-	return nil
+	if err := s.validateLimits(); err != nil {
+		return err
+	}
+	return s.Tools.validate()
 }
 
 // validate checks that a has a known kind that fits the server type, what

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/openprogram/mcpvisor/internal/redact"
 )
@@ -56,6 +57,17 @@ type ServerView struct {
 	TimeoutSeconds int `json:"timeout_seconds"`
 	// MaxConcurrentCalls is as configured: 0 is unlimited.
 	MaxConcurrentCalls int `json:"max_concurrent_calls"`
+	// ConnectTimeoutSeconds, MaxCallSeconds, MaxOutputBytes and
+	// MaxMediaBytes are effective, defaults applied; the caps are -1 when
+	// off.
+	ConnectTimeoutSeconds int `json:"connect_timeout_seconds"`
+	MaxCallSeconds        int `json:"max_call_seconds"`
+	MaxOutputBytes        int `json:"max_output_bytes"`
+	MaxMediaBytes         int `json:"max_media_bytes"`
+	// ProtocolVersion is the configured pin, "" for none.
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+	// Tools is the configured tool filter.
+	Tools ToolFilterView `json:"tools"`
 }
 
 // Mask returns a display form of secret that reveals at most its last 4
@@ -86,6 +98,7 @@ func viewSecrets(m map[string]string) map[string]SecretView {
 
 // View returns the response form of s.
 func (s Server) View() ServerView {
+	text, media := s.OutputCaps()
 	return ServerView{
 		Name:               s.Name,
 		Type:               s.Type,
@@ -97,6 +110,13 @@ func (s Server) View() ServerView {
 		Enabled:            s.Enabled,
 		TimeoutSeconds:     int(s.Timeout().Seconds()),
 		MaxConcurrentCalls: s.MaxConcurrentCalls,
+
+		ConnectTimeoutSeconds: int(s.ConnectTimeout() / time.Second),
+		MaxCallSeconds:        int(s.MaxCallDuration() / time.Second),
+		MaxOutputBytes:        text,
+		MaxMediaBytes:         media,
+		ProtocolVersion:       s.ProtocolVersion,
+		Tools:                 s.Tools.View(),
 	}
 }
 

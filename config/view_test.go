@@ -72,7 +72,8 @@ func TestViewJSON(t *testing.T) {
 	}
 	const want = `{"name":"fs","type":"local","command":["npx","x"],` +
 		`"env":{"SHORT":{"has_value":true,"masked":"****"},"TOKEN":{"has_value":true,"masked":"****9e2b"}},` +
-		`"headers":{},"auth":{"kind":"none","has_token":false,"has_client_secret":false,"has_private_key":false},"enabled":true,"timeout_seconds":30,"max_concurrent_calls":0}`
+		`"headers":{},"auth":{"kind":"none","has_token":false,"has_client_secret":false,"has_private_key":false},"enabled":true,"timeout_seconds":30,"max_concurrent_calls":0,` +
+		`"connect_timeout_seconds":30,"max_call_seconds":300,"max_output_bytes":262144,"max_media_bytes":5242880,"tools":{"allow":[],"deny":[]}}`
 	if string(b) != want {
 		t.Errorf("view JSON =\n%s\nwant\n%s", b, want)
 	}

@@ -22,29 +22,39 @@ import (
 // ServerEntry is one server as the management API shows it: its config in
 // response form (every secret masked) and its live status.
 type ServerEntry struct {
-	Name               string                       `json:"name"`
-	Type               string                       `json:"type"`
-	Enabled            bool                         `json:"enabled"`
-	State              status.State                 `json:"state"`
-	Ready              bool                         `json:"ready"`
-	Error              string                       `json:"error"`
-	ErrorKind          string                       `json:"error_kind"`
-	ToolCount          int                          `json:"tool_count"`
-	PromptCount        int                          `json:"prompt_count"`
-	Restarts           int                          `json:"restarts"`
-	RequestsRefused    int                          `json:"requests_refused"`
-	Since              time.Time                    `json:"since"`
-	LastError          string                       `json:"last_error,omitempty"`
-	NextRetryAt        *time.Time                   `json:"next_retry_at,omitempty"`
-	PID                int                          `json:"pid,omitempty"`
-	AuthorizeURL       string                       `json:"authorize_url,omitempty"`
-	Command            []string                     `json:"command,omitempty"`
-	URL                string                       `json:"url,omitempty"`
-	TimeoutSeconds     int                          `json:"timeout_seconds"`
-	MaxConcurrentCalls int                          `json:"max_concurrent_calls"`
-	Env                map[string]config.SecretView `json:"env"`
-	Headers            map[string]config.SecretView `json:"headers"`
-	Auth               config.AuthView              `json:"auth"`
+	Name               string       `json:"name"`
+	Type               string       `json:"type"`
+	Enabled            bool         `json:"enabled"`
+	State              status.State `json:"state"`
+	Ready              bool         `json:"ready"`
+	Error              string       `json:"error"`
+	ErrorKind          string       `json:"error_kind"`
+	ToolCount          int          `json:"tool_count"`
+	PromptCount        int          `json:"prompt_count"`
+	Restarts           int          `json:"restarts"`
+	RequestsRefused    int          `json:"requests_refused"`
+	Since              time.Time    `json:"since"`
+	LastError          string       `json:"last_error,omitempty"`
+	NextRetryAt        *time.Time   `json:"next_retry_at,omitempty"`
+	PID                int          `json:"pid,omitempty"`
+	AuthorizeURL       string       `json:"authorize_url,omitempty"`
+	Command            []string     `json:"command,omitempty"`
+	URL                string       `json:"url,omitempty"`
+	TimeoutSeconds     int          `json:"timeout_seconds"`
+	MaxConcurrentCalls int          `json:"max_concurrent_calls"`
+	// ConnectTimeoutSeconds … Tools are the effective limits and the tool
+	// filter of the config (config.ServerView). PinnedProtocolVersion is
+	// the config's protocol_version pin ("" for none); ProtocolVersion
+	// below is what the last session negotiated.
+	ConnectTimeoutSeconds int                          `json:"connect_timeout_seconds"`
+	MaxCallSeconds        int                          `json:"max_call_seconds"`
+	MaxOutputBytes        int                          `json:"max_output_bytes"`
+	MaxMediaBytes         int                          `json:"max_media_bytes"`
+	PinnedProtocolVersion string                       `json:"pinned_protocol_version,omitempty"`
+	ToolFilter            config.ToolFilterView        `json:"tools_filter"`
+	Env                   map[string]config.SecretView `json:"env"`
+	Headers               map[string]config.SecretView `json:"headers"`
+	Auth                  config.AuthView              `json:"auth"`
 	// ServerInfo, ProtocolVersion and Instructions are what the server
 	// said in its last session's initialize, scrubbed and bounded; while
 	// the server is not ready they are the last known (see
@@ -93,6 +103,9 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,
+		ConnectTimeoutSeconds: view.ConnectTimeoutSeconds, MaxCallSeconds: view.MaxCallSeconds,
+		MaxOutputBytes: view.MaxOutputBytes, MaxMediaBytes: view.MaxMediaBytes,
+		PinnedProtocolVersion: view.ProtocolVersion, ToolFilter: view.Tools,
 		ServerInfo: st.ServerInfo, ProtocolVersion: st.ProtocolVersion, Instructions: st.Instructions,
 	}
 }

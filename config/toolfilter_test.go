@@ -1,0 +1,120 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestToolFilterAllows(t *testing.T) {
+	f := ToolFilter{Allow: []string{"read_*", "list_directory"}, Deny: []string{"read_secret*"}}
+	for name, want := range map[string]bool{
+		"read_file": true, "list_directory": true, "read_secret_key": false, // deny wins
+		"write_file": false, "list_directory_tree": false,
+	} {
+		if got := f.Allows(name); got != want {
+			t.Errorf("Allows(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if !(ToolFilter{}).Allows("anything") {
+		t.Error("the zero filter lets every tool through")
+	}
+	if (ToolFilter{Deny: []string{"*"}}).Allows("x") {
+		t.Error(`deny ["*"] registers none`)
+	}
+	if !(ToolFilter{Allow: []string{}, Deny: []string{"b"}}).Allows("a") {
+		t.Error("an empty allow list means every tool")
+	}
+}
+
+func TestToolFilterParseRoundTripAndView(t *testing.T) {
+	f, err := Parse([]byte(`{"servers":{"a":{"type":"local","command":["x"],
+		"tools":{"allow":["get_*"],"deny":["get_secret"],"future":1}}, "b":{"type":"local","command":["x"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := f.Servers[0]
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Tools.Allows("get_x") || a.Tools.Allows("get_secret") || a.Tools.Allows("put") {
+		t.Errorf("parsed filter = %+v", a.Tools)
+	}
+	out, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Servers[0].Equal(a) || !strings.Contains(string(out), `"future"`) {
+		t.Errorf("tools not written back with its unknown member:\n%s", out)
+	}
+	if strings.Count(string(out), `"tools"`) != 1 {
+		t.Errorf("an absent filter is not written:\n%s", out)
+	}
+	v := f.Servers[1].View().Tools
+	if v.Allow == nil || v.Deny == nil || len(v.Allow)+len(v.Deny) != 0 {
+		t.Errorf("view of no filter = %#v, want two empty lists", v)
+	}
+}
+
+func TestToolFilterBadInputNamesTheField(t *testing.T) {
+	for _, tc := range []struct{ tools, field string }{
+		{`{"allow":["ok","[a-"]}`, "tools.allow[1]"},
+		{`{"deny":["\\"]}`, "tools.deny[0]"},
+		{`{"deny":[""]}`, "tools.deny[0]"},
+		{`{"allow":"read_*"}`, "tools.allow"},
+		{`{"allow":[1]}`, "tools.allow"},
+		{`{"block":["x"]}`, "tools.block"},
+		{`["x"]`, "tools"},
+		{`{"allow":["` + strings.Repeat("a", MaxToolPatternBytes+1) + `"]}`, "tools.allow[0]"},
+	} {
+		_, err := DecodeServer([]byte(`{"name":"x","type":"local","command":["x"],"tools":` + tc.tools + `}`))
+		if err == nil {
+			t.Errorf("%s: accepted", tc.tools)
+			continue
+		}
+		if got := fieldOf(t, err).Field; got != tc.field {
+			t.Errorf("%s: error on %q, want %q: %v", tc.tools, got, tc.field, err)
+		}
+	}
+	many := `"` + strings.Repeat(`x","`, MaxToolPatterns) + `x"`
+	if _, err := DecodeServer([]byte(`{"name":"x","type":"local","command":["x"],"tools":{"deny":[` + many + `]}}`)); err == nil || fieldOf(t, err).Field != "tools.deny" {
+		t.Errorf("%d patterns = %v, want an error on tools.deny", MaxToolPatterns+1, err)
+	}
+}
+
+func TestToolFilterPatch(t *testing.T) {
+	base := localServer()
+	base.Tools = ToolFilter{Allow: []string{"a*"}, Deny: []string{"ab"}}
+	s, err := ApplyPatch(base, []byte(`{"tools":{"deny":["ac"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Tools.Allow, ",") != "a*" || strings.Join(s.Tools.Deny, ",") != "ac" {
+		t.Errorf("deny replaced, allow kept: %+v", s.Tools)
+	}
+	if strings.Join(base.Tools.Deny, ",") != "ab" {
+		t.Errorf("the base was modified: %+v", base.Tools)
+	}
+	s, err = ApplyPatch(s, []byte(`{"tools":{"allow":[]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tools.Allow) != 0 || !s.Tools.Allows("zzz") || s.Tools.Allows("ac") {
+		t.Errorf("allow lifted, deny kept: %+v", s.Tools)
+	}
+	if s.Equal(base) {
+		t.Error("a changed filter is a changed server (the manager restarts on it)")
+	}
+	for body, field := range map[string]string{
+		`{"tools":{"allow":null}}`:  "tools.allow",
+		`{"tools":{"allow":["["]}}`: "tools.allow[0]",
+		`{"tools":{"other":[]}}`:    "tools.other",
+	} {
+		if _, err := ApplyPatch(base, []byte(body)); err == nil || fieldOf(t, err).Field != field {
+			t.Errorf("%s = %v, want an error on %s", body, err, field)
+		}
+	}
+}
