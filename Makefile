@@ -31,7 +31,9 @@ demo:
 # Runtime.CallTool against a direct go-sdk ClientSession.CallTool on the same
 # example server, printed side by side with the ratio, and CallTool and
 # SIGKILL-to-ready alone against with a subscriber that never reads; then readiness,
-# recovery, shutdown, concurrency and a 10 000-server startup.
+# recovery, shutdown, concurrency and a 10 000-server startup; then 50 slow
+# servers started one after another against 8 at once (the two sides run
+# by turns in each iteration), printed beside its target.
 bench:
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench 'BenchmarkCallTool$$' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
@@ -41,6 +43,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkRecovery$$|BenchmarkShutdown50' -count 3 -benchtime 1x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkConcurrentCalls' -count 3 -benchtime 5x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkStartup10k' -count 3 -benchtime 1x ./runtime/
+	$(GO) test -run '^$$' -bench 'BenchmarkStartupConcurrency' -count 1 -benchtime 5x ./runtime/ | tee -a bin/bench.txt
 	$(GO) run ./internal/benchratio < bin/bench.txt
 
 # The chaos suite at CHAOS_KILLS injected failures (default 200; the bar is

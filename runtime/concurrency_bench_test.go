@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -82,7 +83,7 @@ func BenchmarkConcurrentCalls(b *testing.B) {
 	}
 }
 
-func medianOf(d []time.Duration) time.Duration {
+func medianOf[T cmp.Ordered](d []T) T {
 	d = slices.Clone(d)
 	slices.Sort(d)
 	return d[len(d)/2]

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -39,6 +41,15 @@ type Options struct {
 	// actors for chaos tests and demos. Off by default; the route does not
 	// exist then.
 	Debug bool
+	// StartupConcurrency is how many servers may connect at once during
+	// startup. 0 (the default) or 1 is one after another, in file order;
+	// N lets up to N connects wait at once. Turns still begin in file
+	// order, and each reads the file as it is at its turn (a server
+	// deleted or disabled meanwhile is not started). A connect holds its
+	// slot until it is ready or failed; one that waits for the user's
+	// OAuth login gives its slot up at once. Negative is refused by Start
+	// (ErrInvalidOptions).
+	StartupConcurrency int
 	// Ready, if set, is the host's own readiness check: Healthy (and so
 	// /healthz) fails while it fails. MCP servers never gate readiness.
 	Ready func(ctx context.Context) error
@@ -138,6 +149,18 @@ const (
 	defaultLoginTimeout = 5 * time.Minute
 )
 
+// ErrInvalidOptions is what Start returns for Options it cannot run with;
+// the error names the field.
+var ErrInvalidOptions = errors.New("invalid options")
+
+// validate refuses what no default can stand for.
+func (o *Options) validate() error {
+	if o.StartupConcurrency < 0 {
+		return fmt.Errorf("%w: StartupConcurrency must not be negative, got %d", ErrInvalidOptions, o.StartupConcurrency)
+	}
+	return nil
+}
+
 // Root is one root offered to servers: a URI ("file:///home/me/project")
 // and an optional display name.
 type Root struct {
@@ -166,6 +189,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.LoginTimeout <= 0 {
 		o.LoginTimeout = defaultLoginTimeout
+	}
+	if o.StartupConcurrency == 0 {
+		o.StartupConcurrency = 1
 	}
 	o.Restart = o.Restart.WithDefaults()
 	if o.ClientName == "" {

@@ -11,9 +11,10 @@
 //	for _, t := range rt.Tools() { ... offer t.Name, t.Description, t.InputSchema to the model ... }
 //	res, err := rt.CallTool(ctx, "fs__read_file", map[string]any{"path": "/tmp/x"})
 //
-// Start returns at once: servers connect in the background, one after
-// another in file order. Tools appear as their servers become ready; watch
-// Registry().Subscribe() or poll Tools().
+// Start returns at once: servers connect in the background, in file
+// order, one after another (or Options.StartupConcurrency at once). Tools
+// appear as their servers become ready; watch Registry().Subscribe() or
+// poll Tools().
 package runtime
 
 import (
@@ -102,6 +103,9 @@ type Status struct {
 // Status, and the runtime runs with no servers. When ctx is cancelled the
 // runtime shuts down by itself (Shutdown still waits for it).
 func Start(ctx context.Context, opts Options) (*Runtime, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	opts.setDefaults()
 	r := &Runtime{
 		opts:        opts,
@@ -183,7 +187,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	deps.Subscriptions = r.subs.of
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })
-	props := manager.Props(manager.Options{Deps: deps, Store: r.store, File: file, Ready: onReady, Done: r.managerDone}).
+	props := manager.Props(manager.Options{Deps: deps, Store: r.store, File: file, Ready: onReady, Done: r.managerDone,
+		StartupConcurrency: opts.StartupConcurrency}).
 		Clone(actor.WithGuardian(actors.StopOnFailure{}))
 	pid, err := r.system.Root.SpawnNamed(props, manager.Name)
 	if err != nil {

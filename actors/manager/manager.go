@@ -1,9 +1,9 @@
 // Package manager is the root actor of a Runtime and the only writer of the
 // server set and of the config file. It spawns one server actor per
-// configured server, runs startup (enabled servers connect one after
-// another, in file order, each bounded by its own timeout_seconds) and
-// serialises every management operation (add, patch, remove, restart,
-// reload).
+// configured server, runs startup (enabled servers connect in file order,
+// one after another or up to Options.StartupConcurrency at once, each
+// bounded by its own timeout_seconds) and serialises every management
+// operation (add, patch, remove, restart, reload).
 //
 // Contract:
 //   - The manager's protocol is messages.ManagerRequest, a closed set of
@@ -29,6 +29,11 @@
 //   - Each startup turn is a message of its own (startupTurn), so a long
 //     run of disabled or failing entries never holds the mailbox:
 //     management operations and the stop interleave with startup.
+//   - Turns begin in file order. A turn that connects holds one of the
+//     StartupConcurrency slots until its connect settles (ready, failed,
+//     or waiting for the user's OAuth login: a login holds no slot), or a
+//     management call, a removal or the actor's death ends it; a turn
+//     that starts nothing (deleted, disabled, invalid) holds none.
 //   - The file is written only here, synchronously (a small file and an
 //     fsync); connects, calls and process stops never run in this mailbox.
 //   - A removal is answered, and its name is free again, only once the
@@ -68,6 +73,9 @@ type Options struct {
 	// Ready is called once every configured server is in the status board
 	// and has its actor (again by a later incarnation, if any).
 	Ready func()
+	// StartupConcurrency is how many startup connects may wait at once;
+	// 1 or less is one after another (the runtime resolves its default).
+	StartupConcurrency int
 	// Done is closed once the manager and all its children have stopped.
 	Done chan<- struct{}
 }
@@ -88,7 +96,7 @@ type Actor struct {
 	servers  map[string]*entry
 	dying    map[string]*entry // removed servers whose actor or processes are not gone yet (pid nil: the processes)
 	startup  []string          // servers still waiting for their startup turn
-	turn     *entry            // the server whose startup turn runs
+	turns    int               // startup turns whose connect has not settled (entry.inTurn)
 	queued   bool              // a startupTurn is in the mailbox
 	disk     onDisk            // the file as last read from or written to disk
 	diskPos  positions         // index of disk.file
@@ -137,6 +145,8 @@ type entry struct {
 	// died: the last actor died on its own and the board shows what the
 	// manager emitted for it, so the next actor emits its first state.
 	died bool
+	// inTurn: its startup turn waits for its connect, holding a slot.
+	inTurn bool
 }
 
 // Receive reads top to bottom: the actor's lifecycle, the requests from
@@ -350,10 +360,7 @@ func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
 	}
 	a.ensureActor(c, e)
 	a.deliver(c, e)
-	if a.turn == e {
-		a.turn = nil
-		a.nextTurn(c)
-	}
+	a.endTurn(c, e)
 }
 
 // deliver sends the server actor the command of the current epoch. An
@@ -385,16 +392,29 @@ func (a *Actor) settled(c actor.Context, msg messages.ServerSettled) {
 		e.waiting = nil
 		w(msg, nil)
 	}
-	if a.turn == e {
-		a.turn = nil
+	a.endTurn(c, e)
+}
+
+// endTurn ends e's startup turn, if one holds a slot, and lets the next
+// server have it.
+func (a *Actor) endTurn(c actor.Context, e *entry) {
+	if e.inTurn {
+		e.inTurn = false
+		a.turns--
 		a.nextTurn(c)
 	}
 }
 
-// nextTurn queues the next startup turn, unless one runs or is queued:
-// each turn is a message of its own, behind whatever the mailbox holds.
+// slotFree tells whether another startup turn may begin.
+func (a *Actor) slotFree() bool {
+	return a.turns < max(a.StartupConcurrency, 1)
+}
+
+// nextTurn queues the next startup turn, unless no slot is free or one is
+// queued: each turn is a message of its own, behind whatever the mailbox
+// holds.
 func (a *Actor) nextTurn(c actor.Context) {
-	if a.turn != nil || a.queued || len(a.startup) == 0 || a.stopping {
+	if !a.slotFree() || a.queued || len(a.startup) == 0 || a.stopping {
 		return
 	}
 	a.queued = true
@@ -404,7 +424,7 @@ func (a *Actor) nextTurn(c actor.Context) {
 // takeTurn gives the next server its startup turn, on the file as it is
 // now (L3): what was deleted, disabled or changed meanwhile counts.
 func (a *Actor) takeTurn(c actor.Context) {
-	if a.turn != nil || len(a.startup) == 0 {
+	if !a.slotFree() || len(a.startup) == 0 {
 		return
 	}
 	name := a.startup[0]
@@ -429,7 +449,8 @@ func (a *Actor) takeTurn(c actor.Context) {
 	e.good = srv
 	a.command(c, e, srv)
 	if srv.Enabled && srv.Validate() == nil {
-		a.turn = e
+		e.inTurn = true
+		a.turns++
 	}
 	if changed {
 		a.publishConfig()
@@ -495,10 +516,7 @@ func (a *Actor) drop(c actor.Context, e *entry) {
 		e.onGone() // never had an actor: an older one of the name still goes
 	}
 	a.startup = slices.DeleteFunc(a.startup, func(n string) bool { return n == e.name })
-	if a.turn == e {
-		a.turn = nil
-		a.nextTurn(c)
-	}
+	a.endTurn(c, e)
 }
 
 // publishConfig publishes the configured servers (in file order) for the

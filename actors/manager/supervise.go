@@ -43,10 +43,7 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 		// server's any more: the respawned one gets a gate of its own.
 		e.gate.Close()
 		a.scheduleRespawn(c, e)
-		if a.turn == e {
-			a.turn = nil
-			a.nextTurn(c)
-		}
+		a.endTurn(c, e)
 	}
 }
 
@@ -176,8 +173,5 @@ func (a *Actor) spawnFailed(c actor.Context, msg spawnFailed) {
 	a.Deps.Events.Emit(events.StateChanged{Header: events.Header{Server: e.name}, To: string(status.Failed),
 		Error: msg.err.Error(), ErrorKind: status.KindConnectFailed})
 	a.supersede(e, msg.err)
-	if a.turn == e {
-		a.turn = nil
-		a.nextTurn(c)
-	}
+	a.endTurn(c, e)
 }

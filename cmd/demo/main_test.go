@@ -290,3 +290,28 @@ func waitBounded(cmd *exec.Cmd, limit time.Duration) error {
 
 // lockedBuffer collects output written from several goroutines.
 type lockedBuffer = testutil.Buffer
+
+// -startup-concurrency reaches the runtime: with 2, a server after one
+// that never answers initialize connects meanwhile; a negative value is
+// a usage error.
+func TestRunStartupConcurrency(t *testing.T) {
+	out, err := demoCommand("run", "-state-dir", t.TempDir(), "-startup-concurrency", "-1").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "-startup-concurrency must not be negative") {
+		t.Fatalf("demo run -startup-concurrency -1: %v\n%s", err, out)
+	}
+
+	dir := t.TempDir()
+	env := map[string]string{testutil.MarkerEnv: marker}
+	hung := config.Server{Name: "hung", Type: config.TypeLocal, Command: []string{demoBin, "serve", "-hang-initialize"}, Env: env, Enabled: true, TimeoutSeconds: 120}
+	ex := config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve"}, Env: env, Enabled: true}
+	testutil.WriteConfig(t, dir, hung, ex)
+	cmd, base, logs := startRun(t, dir, "-startup-concurrency", "2")
+	awaitState(t, base, "ex", "ready", 30*time.Second)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := waitBounded(cmd, 30*time.Second); err != nil {
+		t.Fatalf("demo run after SIGTERM: %v\n%s", err, logs.String())
+	}
+	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+}

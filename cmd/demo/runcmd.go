@@ -34,7 +34,12 @@ func runServe(args []string) int {
 	verbose := fs.Bool("v", false, "log at debug level")
 	debug := fs.Bool("debug", false, "mount POST /debug/actors/kill to inject actor failures (chaos tests, demos)")
 	apps := fs.Bool("apps", false, "advertise MCP Apps to the servers: the host behind the API renders their ui:// resources (runtime.Options.RendersApps)")
+	startup := fs.Int("startup-concurrency", 1, "how many servers may connect at once during startup, turns in file order (runtime.Options.StartupConcurrency)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *startup < 0 {
+		fmt.Fprintf(os.Stderr, "demo run: -startup-concurrency must not be negative, got %d\n", *startup)
 		return 2
 	}
 	if *stateDir == "" {
@@ -45,7 +50,8 @@ func runServe(args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true}, *listen)
+	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
+		StartupConcurrency: *startup}, *listen)
 }
 
 func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {

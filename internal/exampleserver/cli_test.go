@@ -15,6 +15,8 @@ func TestMainRejectsBadArguments(t *testing.T) {
 		{"-no-such-flag"},
 		{"-exit-after-calls", "many"},
 		{"-exit-after-calls", "-1"},
+		{"-initialize-delay", "-1s"},
+		{"-initialize-delay", "soon"},
 		{"positional"},
 	}
 	for _, args := range tests {
@@ -37,7 +39,7 @@ func TestMainHelp(t *testing.T) {
 	if got := mainWith([]string{"-h"}, in, out, stderr); got != ExitCodeOK {
 		t.Errorf("mainWith(-h) = %d, want %d", got, ExitCodeOK)
 	}
-	for _, flag := range []string{"-hang-initialize", "-exit-after-calls", "-garbage-stdout", "-ignore-sigterm", "-panic-on-tool", "-name", "-change-tool", "-fault-tools", "-protocol"} {
+	for _, flag := range []string{"-hang-initialize", "-exit-after-calls", "-garbage-stdout", "-ignore-sigterm", "-panic-on-tool", "-name", "-change-tool", "-fault-tools", "-protocol", "-initialize-delay", "-initialize-dir"} {
 		if !strings.Contains(stderr.String(), flag) {
 			t.Errorf("usage does not mention %s:\n%s", flag, stderr.String())
 		}

@@ -129,6 +129,17 @@
 // ClientOptions handler. The additions belong to the server and last as
 // long as it does.
 //
+// # A server slow to start
+//
+// With [Options.InitializeDelay] (demo serve -initialize-delay 100ms) the
+// server waits that long before it answers its opening handshake
+// (initialize, or server/discover on protocol 2026-07-28). With
+// [Options.InitializeDir] (-initialize-dir DIR) it keeps a file in DIR
+// while it waits and appends "<name> <n>" to DIR/[InitializeLog], n being
+// how many servers sharing DIR were waiting in theirs then (itself
+// included); the file is gone before the answer is written, so n never
+// exceeds the handshakes a client had in flight.
+//
 // # Use in tests
 //
 // In-process, pair [NewServer] with mcp.NewInMemoryTransports. As a process,

@@ -36,6 +36,8 @@ const (
 //	-icon-flood            register a tool and a prompt with too many icons, one quoting $ICON_TOKEN
 //	-protocol VERSION      speak only this protocol version
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
+//	-initialize-delay D    wait D (a duration: 100ms) before answering initialize
+//	-initialize-dir DIR    record initialize in DIR/initialize.log with how many were in flight
 //	-hang-initialize       never answer initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
 //	-garbage-stdout        write non-JSON lines to stdout, then exit 1
@@ -60,6 +62,8 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.IconFlood, "icon-flood", false, "register the icons tool and prompt, with too many icons: a 1 MiB data: URI and a URL quoting $"+IconTokenEnv)
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
 	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
+	fs.DurationVar(&opts.InitializeDelay, "initialize-delay", 0, "wait `duration` before answering initialize (a server slow to start)")
+	fs.StringVar(&opts.InitializeDir, "initialize-dir", "", "record initialize in `dir`/"+InitializeLog+" with how many servers sharing dir were in theirs")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
 	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")
@@ -73,6 +77,10 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "serve: unexpected arguments %q\n", fs.Args())
+		return ExitCodeUsage
+	}
+	if opts.InitializeDelay < 0 {
+		fmt.Fprintf(stderr, "serve: -initialize-delay must not be negative, got %v\n", opts.InitializeDelay)
 		return ExitCodeUsage
 	}
 	if opts.ExitAfterCalls < 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"time"
 )
 
 // DefaultName is the implementation name the server reports when
@@ -68,6 +69,15 @@ type Options struct {
 	// adds nothing): a test changes the file and restarts the server to
 	// see its instructions change, or plants a secret in them.
 	InstructionsFile string
+
+	// InitializeDelay makes the server wait this long before it answers
+	// its opening handshake (initialize, or server/discover on protocol
+	// 2026-07-28): a server that is slow to start.
+	InitializeDelay time.Duration
+	// InitializeDir, if set, is a directory where the server records its
+	// opening handshake in [InitializeLog], with how many servers sharing
+	// the directory were in theirs at that moment (see the package doc).
+	InitializeDir string
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]

@@ -38,6 +38,10 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	if opts.PanicOnTool != "" {
 		srv.AddReceivingMiddleware(panicOnTool(opts.PanicOnTool))
 	}
+	if opts.InitializeDelay > 0 || opts.InitializeDir != "" {
+		slow := &slowInit{delay: opts.InitializeDelay, dir: opts.InitializeDir, name: opts.Name}
+		srv.AddReceivingMiddleware(slow.middleware)
+	}
 	t := newTools(stderr)
 	addTools(srv, t)
 	addConsultTool(srv)
