@@ -265,3 +265,35 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// A benchmark with targets is printed with every metric, the targeted
+// ones with their bounds and verdicts on the median; on its own it is
+// enough input.
+func TestRunTargets(t *testing.T) {
+	in := header +
+		"BenchmarkToolSearchFleet-2 \t 1\t 5000 ns/op\t 8.5 deferred-%\t 60.0 top1-%\t 91.0 top5-%\n" +
+		"BenchmarkToolSearchFleet-2 \t 1\t 7000 ns/op\t 9.5 deferred-%\t 60.0 top1-%\t 89.0 top5-%\n" +
+		"BenchmarkToolSearchFleet-2 \t 1\t 6000 ns/op\t 16.5 deferred-%\t 60.0 top1-%\t 90.0 top5-%\n" +
+		"BenchmarkToolSearch1000-2 \t 1\t 9 ns/op\t 1200 p50-us\n" +
+		footer
+	var out bytes.Buffer
+	if err := run(strings.NewReader(in), &out); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	want := `
+BenchmarkToolSearchFleet (median of runs)
+  metric                    value     target  verdict
+  deferred-%                 9.50       <=15      met
+  ns/op                   6000.00          -        -
+  top1-%                    60.00       >=90   MISSED
+  top5-%                    90.00       >=90      met
+
+BenchmarkToolSearch1000 (median of runs)
+  metric                    value     target  verdict
+  ns/op                      9.00          -        -
+  p50-us                  1200.00     <=1000   MISSED
+`
+	if out.String() != want {
+		t.Errorf("report:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
