@@ -23,9 +23,9 @@ const bytesPerToken = 4
 // fleet with and without the deferred mode, and how well search finds the
 // query set's tools:
 //
-//   - full-bytes, full-tokens: every model tool (Tools) as the host sends
+//   - full-bytes, full-tokens~B/4: every model tool (Tools) as the host sends
 //     it (name, description, input schema; compact JSON);
-//   - deferred-bytes, deferred-tokens: ModelTools in the deferred mode
+//   - deferred-bytes, deferred-tokens~B/4: ModelTools in the deferred mode
 //     (search_tools and the five fleetPins) plus one search_tools answer
 //     at the default limit (5), averaged over the queries;
 //   - deferred-%: deferred over full (target ≤ 15);
@@ -55,9 +55,9 @@ func BenchmarkToolSearchFleet(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(len(rt.Tools())), "tools")
 	b.ReportMetric(full, "full-bytes")
-	b.ReportMetric(full/bytesPerToken, "full-tokens")
+	b.ReportMetric(full/bytesPerToken, "full-tokens~B/4")
 	b.ReportMetric(deferred, "deferred-bytes")
-	b.ReportMetric(deferred/bytesPerToken, "deferred-tokens")
+	b.ReportMetric(deferred/bytesPerToken, "deferred-tokens~B/4")
 	b.ReportMetric(100*deferred/full, "deferred-%")
 	b.ReportMetric(100*s.top1, "top1-%")
 	b.ReportMetric(100*s.top5, "top5-%")

@@ -49,7 +49,8 @@ func TestEverySentinelHasItsStatus(t *testing.T) {
 		"ErrUnknownSubscription":  {ErrUnknownSubscription, wrap(ErrUnknownSubscription), http.StatusNotFound},
 	}
 	// Sentinels that are never the error of a request.
-	notAnswers := map[string]string{"ErrSubscriptionClosed": "a subscription's Err after its Close"}
+	notAnswers := map[string]string{"ErrSubscriptionClosed": "a subscription's Err after its Close",
+		"ErrBadToolSearch": "Start's error for a bad Options.ToolSearch"}
 
 	for name, row := range table {
 		if !errors.Is(row.err, row.sentinel) {

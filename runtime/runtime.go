@@ -11,6 +11,10 @@
 //	for _, t := range rt.Tools() { ... offer t.Name, t.Description, t.InputSchema to the model ... }
 //	res, err := rt.CallTool(ctx, "fs__read_file", map[string]any{"path": "/tmp/x"})
 //
+// A host with many tools sets Options.ToolSearch and offers rt.ModelTools()
+// instead: a search_tools tool and the tools it pins, the model finding the
+// others with SearchTools behind search_tools and calling them by name.
+//
 // Start returns at once: servers connect in the background, one after
 // another in file order. Tools appear as their servers become ready; watch
 // Registry().Subscribe() or poll Tools().

@@ -83,8 +83,9 @@ func (o *ToolSearch) pins(name string) bool {
 // returns the best limit of them, best first; nil when none matches. It
 // ranks with BM25F over each tool's name (split into words), server name,
 // title, description and input schema (property names and descriptions),
-// with English stemming and a table of general synonyms; a query that is a
-// tool's exact registry or original name ranks that tool first. A limit of
+// with English stemming and a table of general synonyms, a tool whose
+// name's words the query says ranking higher; a query that is a tool's
+// exact registry or original name ranks that tool first. A limit of
 // 0 or less means the default, 10; more than MaxSearchLimit means
 // MaxSearchLimit. Only the first MaxSearchQueryBytes of query and its
 // first 32 distinct words count.

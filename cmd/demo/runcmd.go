@@ -44,6 +44,10 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "demo run: -state-dir is required")
 		return 2
 	}
+	if *pin != "" && !*toolSearch {
+		fmt.Fprintln(os.Stderr, "demo run: -pin needs -tool-search (without it the model gets every tool)")
+		return 2
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -87,4 +88,17 @@ func callText(t *testing.T, base, tool, body string) string {
 		return resp.Status + " " + res.Error
 	}
 	return res.Content[0].Text
+}
+
+// -pin without -tool-search is refused (it would do nothing), and a bad
+// glob stops demo run with an error naming it.
+func TestRunToolSearchBadFlags(t *testing.T) {
+	out, err := demoCommand("run", "-state-dir", t.TempDir(), "-pin", "ex__*").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "-pin needs -tool-search") {
+		t.Errorf("demo run -pin without -tool-search: %v\n%s", err, out)
+	}
+	out, err = demoCommand("run", "-state-dir", t.TempDir(), "-listen", "127.0.0.1:0", "-tool-search", "-pin", "ex__[").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), `Pinned[0] \"ex__[\"`) {
+		t.Errorf("demo run -tool-search -pin with a bad glob: %v\n%s", err, out)
+	}
 }

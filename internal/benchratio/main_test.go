@@ -282,16 +282,16 @@ func TestRunTargets(t *testing.T) {
 	}
 	want := `
 BenchmarkToolSearchFleet (median of runs)
-  metric                    value     target  verdict
-  deferred-%                 9.50       <=15      met
-  ns/op                   6000.00          -        -
-  top1-%                    60.00       >=90   MISSED
-  top5-%                    90.00       >=90      met
+  metric                          value     target  verdict
+  deferred-%                       9.50       <=15      met
+  ns/op                         6000.00          -        -
+  top1-%                          60.00       >=90   MISSED
+  top5-%                          90.00       >=90      met
 
 BenchmarkToolSearch1000 (median of runs)
-  metric                    value     target  verdict
-  ns/op                      9.00          -        -
-  p50-us                  1200.00     <=1000   MISSED
+  metric                          value     target  verdict
+  ns/op                            9.00          -        -
+  p50-us                        1200.00     <=1000   MISSED
 `
 	if out.String() != want {
 		t.Errorf("report:\n%s\nwant:\n%s", out.String(), want)

@@ -46,7 +46,7 @@ func printTargets(out io.Writer, s samples, order []string) bool {
 		}
 		printed = true
 		fmt.Fprintf(out, "\n%s (median of runs)\n", name)
-		fmt.Fprintf(out, "  %-16s %14s %10s %8s\n", "metric", "value", "target", "verdict")
+		fmt.Fprintf(out, "  %-22s %14s %10s %8s\n", "metric", "value", "target", "verdict")
 		units := make([]string, 0, len(s[name]))
 		for u := range s[name] {
 			units = append(units, u)
@@ -67,7 +67,7 @@ func printTargets(out io.Writer, s samples, order []string) bool {
 					verdict = "MISSED"
 				}
 			}
-			fmt.Fprintf(out, "  %-16s %14.2f %10s %8s\n", u, v, bound, verdict)
+			fmt.Fprintf(out, "  %-22s %14.2f %10s %8s\n", u, v, bound, verdict)
 		}
 	}
 	return printed

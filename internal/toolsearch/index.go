@@ -2,9 +2,11 @@
 // Okapi BM25 over several weighted fields of each tool (its name split
 // into words, its server's name, title, description, and the names and
 // descriptions of its input schema's properties), Snowball English
-// stemming, and query expansion through a small table of general
-// synonyms. An Index is built once for a set of tools and is then
-// read-only: any number of goroutines may Search it at once.
+// stemming, query expansion through a small table of general synonyms,
+// and a boost for the tools whose name the query says in full (a name is
+// the tool's own summary of what it does). An Index is built once for a
+// set of tools and is then read-only: any number of goroutines may Search
+// it at once.
 package toolsearch
 
 import (
@@ -43,6 +45,11 @@ const k1 = 1.2
 // maxFieldTerms bounds the terms one field of one tool contributes.
 const maxFieldTerms = 2000
 
+// nameCoverageBoost is how much a tool's score grows when the query says
+// every word of its name: 1 doubles it, a half-covered name gets half
+// that.
+const nameCoverageBoost = 1.0
+
 // exactBoost is added to a tool whose name is the query itself (a model
 // that knows the name it wants), so that it ranks first.
 const exactBoost = 1000
@@ -63,11 +70,12 @@ type Match struct {
 
 // Index is an immutable BM25F index over a set of tools.
 type Index struct {
-	tools    []tools.Tool
-	names    map[string]int       // lowercased registry and original names → tool
-	postings map[string][]posting // term → the tools it occurs in
-	synonyms map[string][]string  // term → the terms of its synonym groups
-	n        float64              // len(tools), for idf
+	tools     []tools.Tool
+	names     map[string]int       // lowercased registry and original names → tool
+	nameTerms [][]string           // per tool, the distinct terms of its name
+	postings  map[string][]posting // term → the tools it occurs in
+	synonyms  map[string][]string  // term → the terms of its synonym groups
+	n         float64              // len(tools), for idf
 }
 
 // posting is one term in one tool with the term's saturated BM25F
@@ -88,11 +96,12 @@ func (idx *Index) idf(term string) float64 {
 func Build(list []tools.Tool) *Index {
 	a := newAnalyzer()
 	idx := &Index{
-		tools:    slices.Clone(list),
-		names:    make(map[string]int, 2*len(list)),
-		postings: map[string][]posting{},
-		synonyms: synonymsOf(a),
-		n:        float64(len(list)),
+		tools:     slices.Clone(list),
+		nameTerms: make([][]string, len(list)),
+		names:     make(map[string]int, 2*len(list)),
+		postings:  map[string][]posting{},
+		synonyms:  synonymsOf(a),
+		n:         float64(len(list)),
 	}
 	tf := make([]map[string][numFields]float64, len(list))
 	var totalLen [numFields]float64
@@ -125,6 +134,9 @@ func Build(list []tools.Tool) *Index {
 					c := counts[term]
 					c[f]++
 					counts[term] = c
+					if f == fieldName && !slices.Contains(idx.nameTerms[i], term) {
+						idx.nameTerms[i] = append(idx.nameTerms[i], term)
+					}
 				}
 			}
 			lens[i][f] = float64(n)
@@ -178,27 +190,19 @@ func synonymsOf(a *analyzer) map[string][]string {
 
 // Search returns the limit best tools for query, best first (ties by
 // name), only tools that match at least one of its terms; a nil Index
-// finds nothing. A query is read
-// up to MaxQueryBytes and MaxQueryTerms distinct terms.
+// finds nothing. A query is read up to MaxQueryBytes and MaxQueryTerms
+// distinct terms; a file name in it (notes.txt) also asks for files, a
+// host name (example.com) for web pages, at a synonym's weight.
 func (idx *Index) Search(query string, limit int) []Match {
 	if idx == nil || limit <= 0 || len(idx.tools) == 0 {
 		return nil
 	}
 	query = query[:min(len(query), MaxQueryBytes)]
-	a := newAnalyzer()
-	var terms []string
-	for w := range words(query) {
-		if t := a.term(w); t != "" && !slices.Contains(terms, t) {
-			terms = append(terms, t)
-			if len(terms) == MaxQueryTerms {
-				break
-			}
-		}
-	}
+	terms := queryTerms(newAnalyzer(), query)
 	scores := make([]float64, len(idx.tools))
 	best := make([]float64, len(idx.tools)) // one query term's best match per tool
 	var touched []int32
-	for _, term := range terms {
+	for _, q := range terms {
 		touched = touched[:0]
 		add := func(term string, weight float64) {
 			for _, p := range idx.postings[term] {
@@ -211,12 +215,12 @@ func (idx *Index) Search(query string, limit int) []Match {
 				}
 			}
 		}
-		idf := idx.idf(term)
-		add(term, idf)
+		idf := q.weight * idx.idf(q.term)
+		add(q.term, idf)
 		// A synonym weighs at most what the word itself would: a word
 		// common in the tools' text (such as "type", a property of many
 		// schemas) must not become a rare one by expansion.
-		for _, syn := range idx.synonyms[term] {
+		for _, syn := range idx.synonyms[q.term] {
 			add(syn, synonymWeight*min(idf, idx.idf(syn)))
 		}
 		// A term counts once per tool: by itself or by its best synonym,
@@ -224,6 +228,25 @@ func (idx *Index) Search(query string, limit int) []Match {
 		for _, d := range touched {
 			scores[d] += best[d]
 			best[d] = 0
+		}
+	}
+	// A tool whose name the query says all of (by its words or their
+	// synonyms) is what the query asks for: its name is a summary of
+	// what it does, where a description matches many things in passing.
+	said := map[string]float64{}
+	for _, q := range terms {
+		said[q.term] = max(said[q.term], q.weight)
+		for _, syn := range idx.synonyms[q.term] {
+			said[syn] = max(said[syn], q.weight*synonymWeight)
+		}
+	}
+	for d, s := range scores {
+		if s > 0 && len(idx.nameTerms[d]) > 0 {
+			var covered float64
+			for _, t := range idx.nameTerms[d] {
+				covered += said[t]
+			}
+			scores[d] = s * (1 + nameCoverageBoost*covered/float64(len(idx.nameTerms[d])))
 		}
 	}
 	if i, ok := idx.names[strings.ToLower(strings.TrimSpace(query))]; ok {

@@ -77,7 +77,7 @@ func TestSynonymTable(t *testing.T) {
 }
 
 var catalogue = []tools.Tool{
-	tool("fs__read_text_file", "Read the complete contents of a file as text.", `{"type":"object","properties":{"path":{"type":"string","description":"where the file is"}}}`),
+	tool("fs__read_text_file", "Read the complete contents of a file as text.", `{"type":"object","properties":{"path":{"type":"string","description":"the location of it"}}}`),
 	tool("fs__write_file", "Create a new file or overwrite one with new content.", `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}}}`),
 	tool("fs__delete_directory", "Delete a directory and everything in it.", ""),
 	tool("web__browser_take_screenshot", "Take a screenshot of the current page.", `{"type":"object","properties":{"type":{"type":"string","enum":["png","jpeg"],"description":"image format"}}}`),
@@ -96,7 +96,7 @@ func TestSearchRanks(t *testing.T) {
 		{"fs__write_file", "fs__write_file"},                // the exact name
 		{"browser_type", "web__browser_type"},               // the original name
 		{"jpeg", "web__browser_take_screenshot"},            // an enum value
-		{"where the file is", "fs__read_text_file"},         // a parameter description
+		{"location", "fs__read_text_file"},                  // a parameter description
 		{"send an email with a file", "mail__send_message"}, // name beats a parameter's description
 	}
 	for _, c := range cases {
@@ -196,4 +196,37 @@ func TestSearchConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+func TestNameHint(t *testing.T) {
+	for w, want := range map[string]string{
+		"notes.txt": "file", "src/main.go": "file", "(report.docx)": "file", "archive.tar.gz,": "file",
+		"example.com": "web", "docs.python.org.": "web",
+		"e.g.": "", "3.14": "", "v1.2.3": "", "https://x.com/a": "", "hello": "", ".bashrc": "", "end.": "", "a.verylongext": "",
+	} {
+		if got := nameHint(w); got != want {
+			t.Errorf("nameHint(%q) = %q, want %q", w, got, want)
+		}
+	}
+	// A file name asks for files even when the query does not say "file".
+	idx := Build(catalogue)
+	if got := names(idx.Search("open notes.txt", 1)); len(got) == 0 || got[0] != "fs__read_text_file" {
+		t.Errorf("Search(open notes.txt) = %v, want fs__read_text_file", got)
+	}
+}
+
+// A tool whose whole name the query says (here through synonyms: show →
+// list, folder → directory) outranks one that says the query's words
+// again and again in its description and half its name (show → open).
+func TestNameCoverage(t *testing.T) {
+	list := []tools.Tool{
+		tool("a__open_nodes", "Show a folder: show the folder, folder by folder, and show each.", ""),
+		tool("b__list_directory", "Get a detailed listing of the entries at a path.", ""),
+	}
+	for i := range 10 {
+		list = append(list, tool(fmt.Sprintf("x__other_%d", i), "Something unrelated.", ""))
+	}
+	if got := names(Build(list).Search("show the folder", 2)); len(got) == 0 || got[0] != "b__list_directory" {
+		t.Errorf("Search(show the folder) = %v, want b__list_directory first", got)
+	}
 }
