@@ -188,6 +188,29 @@ func synonymsOf(a *analyzer) map[string][]string {
 	return out
 }
 
+// boostNames raises the score of each tool by how much of its name the
+// query says (by its words or their synonyms): a name is the tool's own
+// summary of what it does, where a description matches many things in
+// passing.
+func (idx *Index) boostNames(scores []float64, terms []queryTerm) {
+	said := map[string]float64{}
+	for _, q := range terms {
+		said[q.term] = max(said[q.term], q.weight)
+		for _, syn := range idx.synonyms[q.term] {
+			said[syn] = max(said[syn], q.weight*synonymWeight)
+		}
+	}
+	for d, s := range scores {
+		if s > 0 && len(idx.nameTerms[d]) > 0 {
+			var covered float64
+			for _, t := range idx.nameTerms[d] {
+				covered += said[t]
+			}
+			scores[d] = s * (1 + nameCoverageBoost*covered/float64(len(idx.nameTerms[d])))
+		}
+	}
+}
+
 // Search returns the limit best tools for query, best first (ties by
 // name), only tools that match at least one of its terms; a nil Index
 // finds nothing. A query is read up to MaxQueryBytes and MaxQueryTerms
@@ -215,13 +238,13 @@ func (idx *Index) Search(query string, limit int) []Match {
 				}
 			}
 		}
-		idf := q.weight * idx.idf(q.term)
-		add(q.term, idf)
+		w := q.weight * idx.idf(q.term)
+		add(q.term, w)
 		// A synonym weighs at most what the word itself would: a word
 		// common in the tools' text (such as "type", a property of many
 		// schemas) must not become a rare one by expansion.
 		for _, syn := range idx.synonyms[q.term] {
-			add(syn, synonymWeight*min(idf, idx.idf(syn)))
+			add(syn, synonymWeight*min(w, idx.idf(syn)))
 		}
 		// A term counts once per tool: by itself or by its best synonym,
 		// so a query word with many synonyms weighs no more than another.
@@ -230,25 +253,7 @@ func (idx *Index) Search(query string, limit int) []Match {
 			best[d] = 0
 		}
 	}
-	// A tool whose name the query says all of (by its words or their
-	// synonyms) is what the query asks for: its name is a summary of
-	// what it does, where a description matches many things in passing.
-	said := map[string]float64{}
-	for _, q := range terms {
-		said[q.term] = max(said[q.term], q.weight)
-		for _, syn := range idx.synonyms[q.term] {
-			said[syn] = max(said[syn], q.weight*synonymWeight)
-		}
-	}
-	for d, s := range scores {
-		if s > 0 && len(idx.nameTerms[d]) > 0 {
-			var covered float64
-			for _, t := range idx.nameTerms[d] {
-				covered += said[t]
-			}
-			scores[d] = s * (1 + nameCoverageBoost*covered/float64(len(idx.nameTerms[d])))
-		}
-	}
+	idx.boostNames(scores, terms)
 	if i, ok := idx.names[strings.ToLower(strings.TrimSpace(query))]; ok {
 		scores[i] += exactBoost
 	}
