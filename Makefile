@@ -12,8 +12,9 @@ build:
 # Most Go tests need nothing beyond Go: the example MCP server they run as a
 # subprocess is built from cmd/demo by the tests themselves. Two parts need
 # npm (and Node) once, to install themselves: ./peers/, which runs the
-# official server-everything (into .cache/everything), and the conformance
-# suite after the Go tests (into .cache/conformance).
+# official server-everything (into .cache/everything) and a fleet of popular
+# servers for tool search (into .cache/fleet), and the conformance suite
+# after the Go tests (into .cache/conformance).
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
@@ -33,7 +34,10 @@ demo:
 # SIGKILL-to-ready alone against with a subscriber that never reads; then readiness,
 # recovery, shutdown, concurrency and a 10 000-server startup; then 50 slow
 # servers started one after another against 8 at once (the two sides run
-# by turns in each iteration), printed beside its target.
+# by turns in each iteration), printed beside its target; then tool search
+# on the npm fleet of ./peers/ (installed like `make test` does, run offline):
+# the deferred mode's tokens, the query set's hit rates and the search latency
+# over 1000 tools, each against its target.
 bench:
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench 'BenchmarkCallTool$$' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
@@ -44,6 +48,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkConcurrentCalls' -count 3 -benchtime 5x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkStartup10k' -count 3 -benchtime 1x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkStartupConcurrency' -count 1 -benchtime 5x ./runtime/ | tee -a bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkToolSearch' -count 3 -benchtime 1x ./peers/ | tee -a bin/bench.txt
 	$(GO) run ./internal/benchratio < bin/bench.txt
 
 # The chaos suite at CHAOS_KILLS injected failures (default 200; the bar is

@@ -218,18 +218,8 @@ func checkToolList(t *testing.T, rt *testRuntime) {
 // (bounded by toolsTimeout) and returns it.
 func (rt *testRuntime) settledTools(t *testing.T) []tools.Tool {
 	t.Helper()
-	sub := rt.Registry().Subscribe()
-	defer sub.Close()
-	deadline := time.After(toolsTimeout)
-	for {
-		select {
-		case <-sub.C:
-		case <-time.After(settleQuiet):
-			return rt.Tools()
-		case <-deadline:
-			t.Fatalf("the registry still changes after %v: %v", toolsTimeout, toolNames(rt.Tools()))
-		}
-	}
+	settleRegistry(t, rt.Runtime)
+	return rt.Tools()
 }
 
 // waitPrompts waits until n prompts are registered (a server's prompts
@@ -241,7 +231,7 @@ func waitPrompts(t *testing.T, rt *testRuntime, n int) []prompts.Prompt {
 	return list
 }
 
-func serverStatus(t *testing.T, rt *testRuntime, name string) status.Server {
+func serverStatus(t testing.TB, rt *testRuntime, name string) status.Server {
 	t.Helper()
 	for _, s := range rt.Status().Servers {
 		if s.Name == name {

@@ -277,7 +277,7 @@ func startRuntime(t *testing.T, keep []int, servers ...config.Server) *testRunti
 // startRuntimeWith is startRuntime with the host's options (sampling,
 // elicitation, roots, ...). StateDir, Logger and StopGrace are set here:
 // the logger records every record, Debug included.
-func startRuntimeWith(t *testing.T, keep []int, opts runtime.Options, servers ...config.Server) *testRuntime {
+func startRuntimeWith(t testing.TB, keep []int, opts runtime.Options, servers ...config.Server) *testRuntime {
 	t.Helper()
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, servers...)
@@ -317,7 +317,7 @@ func startRuntimeWith(t *testing.T, keep []int, opts runtime.Options, servers ..
 
 // waitReady waits until server leaves "starting" and fails the test unless
 // it is then ready.
-func (rt *testRuntime) waitReady(t *testing.T, name string) status.Server {
+func (rt *testRuntime) waitReady(t testing.TB, name string) status.Server {
 	t.Helper()
 	sub := rt.Subscribe(events.SubscribeOptions{Server: name, Buffer: 1 << 14})
 	defer sub.Close()

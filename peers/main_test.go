@@ -1,10 +1,12 @@
 // Package peers_test runs mcpvisor's runtime against real third-party MCP
 // servers: the official server-everything (npm), over stdio, legacy SSE and
-// Streamable HTTP.
+// Streamable HTTP, and a fleet of popular servers for tool search
+// (fleet_test.go).
 //
 // The tests install what they need themselves: TestMain puts the pinned
-// server-everything into <repo>/.cache/everything with npm, once (a later
-// run finds it there and downloads nothing). npm and Node (20 or later)
+// server-everything into <repo>/.cache/everything and the fleet into
+// <repo>/.cache/fleet with npm, once (a later run finds them there and
+// downloads nothing). npm and Node (20 or later)
 // must be on PATH; without them the run fails rather than skips.
 package peers_test
 
@@ -86,7 +88,8 @@ func setup() error {
 	if err != nil {
 		return err
 	}
-	return nil
+	fleetDir = filepath.Join(root, ".cache", "fleet")
+	return installPinned(fleetDir, fleetPackages())
 }
 
 // repoRoot is the module root: the tests run in the package directory, one
@@ -103,10 +106,21 @@ func repoRoot() (string, error) {
 	return root, nil
 }
 
+// npmPackage is one pinned npm package the tests run.
+type npmPackage struct{ name, version string }
+
 // installEverything installs the pinned server-everything into dir unless
-// that version is there already. A file lock serialises test processes
-// that share the cache (two runs of this package at once).
+// that version is there already.
 func installEverything(dir string) error {
+	return installPinned(dir, []npmPackage{{everythingPkg, everythingVersion}})
+}
+
+// installPinned installs pkgs at their pinned versions into dir unless
+// every one is there already. A file lock serialises test processes that
+// share the cache (two runs of this package at once). No package of the
+// tests downloads anything of its own at install (a browser), nor at run
+// time.
+func installPinned(dir string, pkgs []npmPackage) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -115,45 +129,53 @@ func installEverything(dir string) error {
 		return err
 	}
 	defer unlock()
-	if installedVersion(dir) == everythingVersion {
+	var specs []string
+	for _, p := range pkgs {
+		if installedVersion(dir, p.name) != p.version {
+			specs = append(specs, p.name+"@"+p.version)
+		}
+	}
+	if len(specs) == 0 {
 		return nil
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return fmt.Errorf("npm is not on PATH; it is needed once to install %s@%s into %s", everythingPkg, everythingVersion, dir)
+		return fmt.Errorf("npm is not on PATH; it is needed once to install %s into %s", strings.Join(specs, " "), dir)
 	}
-	fmt.Fprintf(os.Stderr, "peers: installing %s@%s into %s\n", everythingPkg, everythingVersion, dir)
+	fmt.Fprintf(os.Stderr, "peers: installing %s into %s\n", strings.Join(specs, " "), dir)
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--save-exact",
-		everythingPkg+"@"+everythingVersion)
-	cmd.Env = append(os.Environ(), testutil.MarkerEnv+"="+marker)
+	cmd := exec.CommandContext(ctx, npm, append([]string{"install", "--prefix", dir, "--no-audit", "--no-fund", "--save-exact"}, specs...)...)
+	// @playwright/mcp lists tools without a browser: never fetch one.
+	cmd.Env = append(os.Environ(), testutil.MarkerEnv+"="+marker, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("npm install %s@%s failed: %v\n%s", everythingPkg, everythingVersion, err, out)
+		return fmt.Errorf("npm install %s failed: %v\n%s", strings.Join(specs, " "), err, out)
 	}
-	if got := installedVersion(dir); got != everythingVersion {
-		return fmt.Errorf("npm install finished but %s is at version %q, want %q\n%s", everythingPkg, got, everythingVersion, out)
+	for _, p := range pkgs {
+		if got := installedVersion(dir, p.name); got != p.version {
+			return fmt.Errorf("npm install finished but %s is at version %q, want %q\n%s", p.name, got, p.version, out)
+		}
 	}
 	return nil
 }
 
-// installedVersion is the version of server-everything in dir, or "".
-func installedVersion(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "node_modules", everythingPkg, "package.json"))
+// installedVersion is the version of package pkg in dir, or "".
+func installedVersion(dir, pkg string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
 	if err != nil {
 		return ""
 	}
-	var pkg struct {
+	var meta struct {
 		Version string `json:"version"`
 	}
-	if json.Unmarshal(data, &pkg) != nil {
+	if json.Unmarshal(data, &meta) != nil {
 		return ""
 	}
-	return strings.TrimSpace(pkg.Version)
+	return strings.TrimSpace(meta.Version)
 }
 
 // lockDir takes an exclusive lock on dir/.install.lock, waiting at most

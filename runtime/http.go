@@ -33,6 +33,8 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/servers/{name}/restart   {} → the entry
 //	POST   /api/mcp/reload                   {} → {"added", "removed", "restarted"}
 //	GET    /api/mcp/tools                    {"tools": [...]}
+//	GET    /api/mcp/tools/search?q=&limit=   {"tools": [...]} best first, each with "score"
+//	GET    /api/mcp/tools/model              {"tools": [...]} what the host hands its model (ModelTools)
 //	POST   /api/mcp/tools/{name}/call        {"arguments": {...}} → the result
 //	GET    /api/mcp/prompts                  {"prompts": [...]}
 //	POST   /api/mcp/prompts/{name}/get       {"arguments": {"k": "v"}} → the messages
@@ -80,6 +82,8 @@ func (r *Runtime) Handler() http.Handler {
 	handleFor("POST /api/mcp/servers/{name}/restart", restarting, r.handleRestartServer)
 	handleFor("POST /api/mcp/reload", restarting, r.handleReload)
 	handle("GET /api/mcp/tools", r.handleListTools)
+	handle("GET /api/mcp/tools/search", r.handleSearchTools)
+	handle("GET /api/mcp/tools/model", r.handleModelTools)
 	handleFor("POST /api/mcp/tools/{name}/call", r.toolBudget, r.handleCallTool)
 	handle("GET /api/mcp/prompts", r.handleListPrompts)
 	handleFor("POST /api/mcp/prompts/{name}/get", r.promptBudget, r.handleGetPrompt)

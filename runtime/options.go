@@ -131,6 +131,11 @@ type Options struct {
 	// than Linux it does nothing (a warning is logged).
 	Subreaper bool
 
+	// ToolSearch is the deferred tool mode: ModelTools hands the model a
+	// search_tools tool and the pinned tools instead of every tool (see
+	// ToolSearch). Default off.
+	ToolSearch ToolSearch
+
 	// transport, if set, replaces every server's transport; tests and
 	// benchmarks in this package use it for in-memory servers.
 	transport func(config.Server) mcp.Transport

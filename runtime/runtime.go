@@ -11,6 +11,10 @@
 //	for _, t := range rt.Tools() { ... offer t.Name, t.Description, t.InputSchema to the model ... }
 //	res, err := rt.CallTool(ctx, "fs__read_file", map[string]any{"path": "/tmp/x"})
 //
+// A host with many tools sets Options.ToolSearch and offers rt.ModelTools()
+// instead: a search_tools tool and the tools it pins, the model finding the
+// others with SearchTools behind search_tools and calling them by name.
+//
 // Start returns at once: servers connect in the background, in file
 // order, one after another (or Options.StartupConcurrency at once). Tools
 // appear as their servers become ready; watch Registry().Subscribe() or
@@ -38,6 +42,7 @@ import (
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/procs"
+	"github.com/openprogram/mcpvisor/internal/toolsearch"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
@@ -80,6 +85,9 @@ type Runtime struct {
 	// events instead of being handed another instance's.
 	boot   string
 	stream eventStream // the SSE route's timings and open streams (http_events.go)
+	// search is the tool search index of the current registry, rebuilt
+	// in the background on every change (toolsearch.go).
+	search atomic.Pointer[toolsearch.Index]
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which
@@ -107,6 +115,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	opts.setDefaults()
+	if err := opts.ToolSearch.setDefaults(); err != nil {
+		return nil, err
+	}
 	r := &Runtime{
 		opts:        opts,
 		registry:    tools.NewRegistry(opts.Logger),
@@ -119,6 +130,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		boot:        rand.Text()[:10],
 	}
 	r.subs.unsubscribe = r.unsubscribeCurrent
+	r.search.Store(toolsearch.Build(nil))
 	r.board = status.NewBoard(r.tails.Lines)
 	r.bus = events.NewBus(&events.Options{Reducer: r.board.Apply, Now: opts.clock.Now})
 	// The log is one subscriber, from the first event on; Shutdown's
@@ -208,6 +220,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		_ = r.Shutdown(stopCtx)
 		return nil, errors.New("starting: the manager actor did not start")
 	}
+	toolChanges := r.registry.Subscribe()
+	r.work.Go(func() { r.indexTools(toolChanges) })
 	go r.shutdownWhenDone(ctx)
 	return r, nil
 }
@@ -251,15 +265,19 @@ func (r *Runtime) Tools() []tools.Tool {
 // tools.Tool.ForModel is true, as Tools does.
 func (r *Runtime) Registry() *tools.Registry { return r.registry }
 
-// CallTool calls a tool by its registry name. A tool whose server is not
-// ready fails at once (tools.ErrNotReady); an unknown name fails with
-// tools.ErrUnknownTool.
+// CallTool calls a tool by its registry name, whether or not ModelTools
+// lists it (and search_tools in the deferred mode, see ToolSearch). A
+// tool whose server is not ready fails at once (tools.ErrNotReady); an
+// unknown name fails with tools.ErrUnknownTool.
 func (r *Runtime) CallTool(ctx context.Context, name string, args any) (tools.Result, error) {
 	t, ok := r.registry.Get(name)
-	if !ok {
-		return tools.Result{}, r.unknownTool(name)
+	switch {
+	case ok:
+		return t.Execute(ctx, args)
+	case name == SearchToolName && r.opts.ToolSearch.Enabled:
+		return r.searchTool().Execute(ctx, args)
 	}
-	return t.Execute(ctx, args)
+	return tools.Result{}, r.unknownTool(name)
 }
 
 // unknownTool is the error of a call to a name the registry does not hold.

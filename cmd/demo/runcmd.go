@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,6 +36,8 @@ func runServe(args []string) int {
 	debug := fs.Bool("debug", false, "mount POST /debug/actors/kill to inject actor failures (chaos tests, demos)")
 	apps := fs.Bool("apps", false, "advertise MCP Apps to the servers: the host behind the API renders their ui:// resources (runtime.Options.RendersApps)")
 	startup := fs.Int("startup-concurrency", 1, "how many servers may connect at once during startup, turns in file order (runtime.Options.StartupConcurrency)")
+	toolSearch := fs.Bool("tool-search", false, "deferred tool mode: GET /api/mcp/tools/model is search_tools plus the pinned tools (runtime.Options.ToolSearch)")
+	pin := fs.String("pin", "", "comma-separated registry names or globs of the tools -tool-search hands the model beside search_tools")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -46,12 +49,28 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "demo run: -state-dir is required")
 		return 2
 	}
+	if *pin != "" && !*toolSearch {
+		fmt.Fprintln(os.Stderr, "demo run: -pin needs -tool-search (without it the model gets every tool)")
+		return 2
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
-		StartupConcurrency: *startup}, *listen)
+	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
+		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)}}
+	return serveAPI(os.Stdout, newLogger(os.Stderr, level), opts, *listen)
+}
+
+// pinList splits the -pin flag into its globs, blanks dropped.
+func pinList(flag string) []string {
+	var out []string
+	for p := range strings.SplitSeq(flag, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {

@@ -23,22 +23,36 @@ func TestRunTargets(t *testing.T) {
 			in:   header + startup3 + footer,
 			want: []string{
 				"BenchmarkStartupConcurrency/50x100ms (median of runs): 50 servers with a 100 ms initialize all ready, StartupConcurrency 8 against 1 (G5)",
-				"  metric               median   target\n",
+				"  metric               median    target\n",
 				"  c1-ms                  6000",
 				"  c8-ms                  1200",
 				"  ns/op            7095777825",
-				"  ratio                 0.200  ≤ 0.300     met",
+				"  ratio                 0.200   ≤ 0.300     met",
 			},
 		},
 		{
 			name: "missed",
 			in:   header + strings.ReplaceAll(startup3, " 0.2", " 0.4") + footer,
-			want: []string{"  ratio                 0.400  ≤ 0.300  MISSED"},
+			want: []string{"  ratio                 0.400   ≤ 0.300  MISSED"},
 		},
 		{
 			name: "the metric with the target is absent",
 			in:   header + strings.ReplaceAll(startup3, " ratio", " other") + footer,
-			want: []string{"  ratio                     -  ≤ 0.300 MISSING"},
+			want: []string{"  ratio                     -   ≤ 0.300 MISSING"},
+		},
+		{
+			name: "a floor, and a benchmark with several targets",
+			in: header +
+				"BenchmarkToolSearchFleet-2 \t 1\t 5000 ns/op\t 8.5 deferred-%\t 60.0 top1-%\t 91.0 top5-%\n" +
+				"BenchmarkToolSearchFleet-2 \t 1\t 7000 ns/op\t 16.5 deferred-%\t 60.0 top1-%\t 89.0 top5-%\n" +
+				"BenchmarkToolSearchFleet-2 \t 1\t 6000 ns/op\t 9.5 deferred-%\t 60.0 top1-%\t 89.5 top5-%\n" +
+				footer,
+			want: []string{
+				"BenchmarkToolSearchFleet (median of runs): the npm fleet",
+				"  deferred-%            9.500  ≤ 15.000     met",
+				"  top1-%               60.000\n",
+				"  top5-%               89.500  ≥ 90.000  MISSED",
+			},
 		},
 		{
 			name: "beside pairs, after them",

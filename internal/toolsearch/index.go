@@ -1,0 +1,288 @@
+// Package toolsearch ranks tools for a free-text query with BM25F: one
+// Okapi BM25 over several weighted fields of each tool (its name split
+// into words, its server's name, title, description, and the names and
+// descriptions of its input schema's properties), Snowball English
+// stemming, query expansion through a small table of general synonyms,
+// and a boost for the tools whose name the query says in full (a name is
+// the tool's own summary of what it does). An Index is built once for a
+// set of tools and is then read-only: any number of goroutines may Search
+// it at once.
+package toolsearch
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// The fields of a tool, in the order of fieldWeights and fieldB.
+const (
+	fieldName = iota
+	fieldServer
+	fieldTitle
+	fieldDescription
+	fieldParamNames
+	fieldParamDescs
+	numFields
+)
+
+// fieldParams are, per field, how much a term in it counts (BM25F's
+// w_f) and how much the field's length normalises it (b_f). A word of the
+// tool's name says most about what it does, its title nearly as much; the
+// description is the longest and most diluted; the parameters' names say
+// what the tool takes, their descriptions least of all. Names and titles
+// are all short, so their length says little; descriptions vary a lot.
+func fieldParams() (weight, b [numFields]float64) {
+	return [numFields]float64{3.0, 1.5, 2.0, 1.0, 1.0, 0.4},
+		[numFields]float64{0.3, 0, 0.3, 0.75, 0.5, 0.75}
+}
+
+// k1 is BM25's term-frequency saturation.
+const k1 = 1.2
+
+// maxFieldTerms bounds the terms one field of one tool contributes.
+const maxFieldTerms = 2000
+
+// nameCoverageBoost is how much a tool's score grows when the query says
+// every word of its name: 1 doubles it, a half-covered name gets half
+// that.
+const nameCoverageBoost = 1.0
+
+// exactBoost is added to a tool whose name is the query itself (a model
+// that knows the name it wants), so that it ranks first.
+const exactBoost = 1000
+
+// Bounds of a query: its bytes (the rest is ignored) and its distinct
+// terms (the first ones count).
+const (
+	MaxQueryBytes = 1024
+	MaxQueryTerms = 32
+)
+
+// Match is one tool found by Search, with its score (higher is better;
+// only the order means something).
+type Match struct {
+	Tool  tools.Tool
+	Score float64
+}
+
+// Index is an immutable BM25F index over a set of tools.
+type Index struct {
+	tools     []tools.Tool
+	names     map[string]int       // lowercased registry and original names → tool
+	nameTerms [][]string           // per tool, the distinct terms of its name
+	postings  map[string][]posting // term → the tools it occurs in
+	synonyms  map[string][]string  // term → the terms of its synonym groups
+	n         float64              // len(tools), for idf
+}
+
+// posting is one term in one tool with the term's saturated BM25F
+// frequency, which depends on nothing in the query.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// idf is BM25's inverse document frequency of term: rare terms weigh
+// more. A term in no tool gets the largest.
+func (idx *Index) idf(term string) float64 {
+	df := float64(len(idx.postings[term]))
+	return math.Log(1 + (idx.n-df+0.5)/(df+0.5))
+}
+
+// Build indexes list. It costs a few milliseconds per thousand tools.
+func Build(list []tools.Tool) *Index {
+	a := newAnalyzer()
+	idx := &Index{
+		tools:     slices.Clone(list),
+		nameTerms: make([][]string, len(list)),
+		names:     make(map[string]int, 2*len(list)),
+		postings:  map[string][]posting{},
+		synonyms:  synonymsOf(a),
+		n:         float64(len(list)),
+	}
+	tf := make([]map[string][numFields]float64, len(list))
+	var totalLen [numFields]float64
+	lens := make([][numFields]float64, len(list))
+	var buf []string
+	for i, t := range list {
+		idx.names[strings.ToLower(t.Name)] = i
+		if _, taken := idx.names[strings.ToLower(t.OriginalName)]; !taken {
+			idx.names[strings.ToLower(t.OriginalName)] = i
+		}
+		schema := walkSchema(t.InputSchema)
+		texts := [numFields][]string{
+			fieldName:        {t.OriginalName},
+			fieldServer:      {t.Server},
+			fieldTitle:       {t.Title},
+			fieldDescription: {t.Description},
+			fieldParamNames:  schema.names,
+			fieldParamDescs:  schema.descs,
+		}
+		if t.OriginalName == "" {
+			texts[fieldName] = []string{t.Name}
+		}
+		counts := map[string][numFields]float64{}
+		for f, parts := range texts {
+			n := 0
+			for _, s := range parts {
+				buf = a.terms(buf[:0], s, maxFieldTerms-n)
+				n += len(buf)
+				for _, term := range buf {
+					c := counts[term]
+					c[f]++
+					counts[term] = c
+					if f == fieldName && !slices.Contains(idx.nameTerms[i], term) {
+						idx.nameTerms[i] = append(idx.nameTerms[i], term)
+					}
+				}
+			}
+			lens[i][f] = float64(n)
+			totalLen[f] += float64(n)
+		}
+		tf[i] = counts
+	}
+	var avg [numFields]float64
+	for f := range avg {
+		avg[f] = max(totalLen[f]/max(idx.n, 1), 1)
+	}
+	fieldWeights, fieldB := fieldParams()
+	for i, counts := range tf {
+		for term, c := range counts {
+			// BM25F: the field-weighted, length-normalised frequency,
+			// saturated once over all fields.
+			var w float64
+			for f := range numFields {
+				if c[f] > 0 {
+					norm := 1 - fieldB[f] + fieldB[f]*lens[i][f]/avg[f]
+					w += fieldWeights[f] * c[f] / norm
+				}
+			}
+			idx.postings[term] = append(idx.postings[term], posting{doc: int32(i), tf: float32(w / (k1 + w))})
+		}
+	}
+	return idx
+}
+
+// synonymsOf maps each term of the synonym table to the other terms of its
+// groups, through the same analysis as the tools' text.
+func synonymsOf(a *analyzer) map[string][]string {
+	out := map[string][]string{}
+	for _, group := range synonymGroups() {
+		var terms []string
+		for _, w := range group {
+			if t := a.term(w); t != "" && !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
+		}
+		for _, t := range terms {
+			for _, o := range terms {
+				if o != t && !slices.Contains(out[t], o) {
+					out[t] = append(out[t], o)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// boostNames raises the score of each tool by how much of its name the
+// query says (by its words or their synonyms): a name is the tool's own
+// summary of what it does, where a description matches many things in
+// passing.
+func (idx *Index) boostNames(scores []float64, terms []queryTerm) {
+	said := map[string]float64{}
+	for _, q := range terms {
+		said[q.term] = max(said[q.term], q.weight)
+		for _, syn := range idx.synonyms[q.term] {
+			said[syn] = max(said[syn], q.weight*synonymWeight)
+		}
+	}
+	for d, s := range scores {
+		if s > 0 && len(idx.nameTerms[d]) > 0 {
+			var covered float64
+			for _, t := range idx.nameTerms[d] {
+				covered += said[t]
+			}
+			scores[d] = s * (1 + nameCoverageBoost*covered/float64(len(idx.nameTerms[d])))
+		}
+	}
+}
+
+// Search returns the limit best tools for query, best first (ties by
+// name), only tools that match at least one of its terms; a nil Index
+// finds nothing. A query is read up to MaxQueryBytes and MaxQueryTerms
+// distinct terms; a file name in it (notes.txt) also asks for files, a
+// host name (example.com) for web pages, at a synonym's weight.
+func (idx *Index) Search(query string, limit int) []Match {
+	if idx == nil || limit <= 0 || len(idx.tools) == 0 {
+		return nil
+	}
+	query = query[:min(len(query), MaxQueryBytes)]
+	terms := queryTerms(newAnalyzer(), query)
+	scores := make([]float64, len(idx.tools))
+	best := make([]float64, len(idx.tools)) // one query term's best match per tool
+	var touched []int32
+	for _, q := range terms {
+		touched = touched[:0]
+		add := func(term string, weight float64) {
+			for _, p := range idx.postings[term] {
+				s := weight * float64(p.tf)
+				if best[p.doc] == 0 {
+					touched = append(touched, p.doc)
+				}
+				if s > best[p.doc] {
+					best[p.doc] = s
+				}
+			}
+		}
+		w := q.weight * idx.idf(q.term)
+		add(q.term, w)
+		// A synonym weighs at most what the word itself would: a word
+		// common in the tools' text (such as "type", a property of many
+		// schemas) must not become a rare one by expansion.
+		for _, syn := range idx.synonyms[q.term] {
+			add(syn, synonymWeight*min(w, idx.idf(syn)))
+		}
+		// A term counts once per tool: by itself or by its best synonym,
+		// so a query word with many synonyms weighs no more than another.
+		for _, d := range touched {
+			scores[d] += best[d]
+			best[d] = 0
+		}
+	}
+	idx.boostNames(scores, terms)
+	if i, ok := idx.names[strings.ToLower(strings.TrimSpace(query))]; ok {
+		scores[i] += exactBoost
+	}
+	// Rank small (tool, score) pairs, and copy only the best tools out.
+	type hit struct {
+		doc   int
+		score float64
+	}
+	var hits []hit
+	for i, s := range scores {
+		if s > 0 {
+			hits = append(hits, hit{i, s})
+		}
+	}
+	slices.SortFunc(hits, func(x, y hit) int {
+		if x.score != y.score {
+			if x.score > y.score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(idx.tools[x.doc].Name, idx.tools[y.doc].Name)
+	})
+	if len(hits) == 0 {
+		return nil
+	}
+	out := make([]Match, 0, min(len(hits), limit))
+	for _, h := range hits[:min(len(hits), limit)] {
+		out = append(out, Match{Tool: idx.tools[h.doc], Score: h.score})
+	}
+	return out
+}

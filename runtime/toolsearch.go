@@ -1,0 +1,201 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/openprogram/mcpvisor/internal/toolsearch"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// ToolSearch is the deferred tool mode (Options.ToolSearch): instead of
+// every tool, the host hands its model a search_tools tool and the tools
+// it pins; the model finds the others by searching and calls them by
+// name. The zero value is off.
+type ToolSearch struct {
+	// Enabled turns the mode on: ModelTools returns search_tools and the
+	// pinned tools. Off, ModelTools returns every model tool (Tools).
+	Enabled bool
+	// Pinned are the registry names of the tools always handed to the
+	// model beside search_tools, or globs over them (path.Match syntax:
+	// "fs__*", "github__get_?ssue"). A bad glob fails Start. Default none.
+	Pinned []string
+	// Limit is how many tools a search_tools answer holds when the model
+	// does not say: default 5, at most MaxSearchLimit.
+	Limit int
+}
+
+// SearchToolName is the registry name of the deferred mode's search
+// tool. A server's tools are always named "{server}__{tool}", so none can
+// take it.
+const SearchToolName = "search_tools"
+
+// Bounds of a search: its default and largest number of matches (the
+// HTTP route and search_tools take a limit up to it), and the largest
+// query (SearchTools reads no further; the route refuses a longer q).
+const (
+	defaultSearchLimit     = 10
+	defaultToolSearchLimit = 5
+	MaxSearchLimit         = 50
+	MaxSearchQueryBytes    = toolsearch.MaxQueryBytes
+)
+
+// ToolMatch is one tool that SearchTools found, with its score (higher is
+// better; only the order means something). In JSON it is the tool's own
+// fields and "score".
+type ToolMatch struct {
+	tools.Tool
+	Score float64 `json:"score"`
+}
+
+func (o *ToolSearch) setDefaults() error {
+	for i, p := range o.Pinned {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("%w: ToolSearch.Pinned[%d] %q: %v", ErrInvalidOptions, i, p, err)
+		}
+	}
+	switch {
+	case o.Limit == 0:
+		o.Limit = defaultToolSearchLimit
+	case o.Limit < 0 || o.Limit > MaxSearchLimit:
+		return fmt.Errorf("%w: ToolSearch.Limit %d is not between 1 and %d", ErrInvalidOptions, o.Limit, MaxSearchLimit)
+	}
+	return nil
+}
+
+// pins reports whether the tool registered as name is pinned.
+func (o *ToolSearch) pins(name string) bool {
+	return slices.ContainsFunc(o.Pinned, func(p string) bool {
+		ok, _ := path.Match(p, name) // checked in setDefaults
+		return ok
+	})
+}
+
+// SearchTools ranks the model's tools (those Tools returns) for query and
+// returns the best limit of them, best first; nil when none matches. It
+// ranks with BM25F over each tool's name (split into words), server name,
+// title, description and input schema (property names and descriptions),
+// with English stemming and a table of general synonyms, a tool whose
+// name's words the query says ranking higher; a query that is a tool's
+// exact registry or original name ranks that tool first. A limit of
+// 0 or less means the default, 10; more than MaxSearchLimit means
+// MaxSearchLimit. Only the first MaxSearchQueryBytes of query and its
+// first 32 distinct words count.
+//
+// The index is rebuilt in the background after every change of the
+// registry (milliseconds for a thousand tools), never on a search: a
+// search just after a change may not see it yet.
+func (r *Runtime) SearchTools(query string, limit int) []ToolMatch {
+	switch {
+	case limit <= 0:
+		limit = defaultSearchLimit
+	case limit > MaxSearchLimit:
+		limit = MaxSearchLimit
+	}
+	var out []ToolMatch
+	for _, m := range r.search.Load().Search(query, limit) {
+		out = append(out, ToolMatch{Tool: m.Tool, Score: m.Score})
+	}
+	return out
+}
+
+// indexTools keeps r.search in step with the registry until Shutdown
+// begins: a rebuild after each (coalesced) change.
+func (r *Runtime) indexTools(sub *tools.Subscription) {
+	defer sub.Close()
+	built := ^uint64(0) // no version yet
+	for {
+		if v := r.registry.Version(); v != built {
+			built = v
+			r.search.Store(toolsearch.Build(r.Tools()))
+		}
+		select {
+		case <-sub.C:
+		case <-r.stopWatch:
+			return
+		}
+	}
+}
+
+// ModelTools returns exactly the tools a host hands its model. With
+// Options.ToolSearch off, that is Tools. With it on, it is the
+// search_tools tool (SearchToolName) followed by the pinned tools, sorted
+// by name; every other tool stays callable by name through CallTool, and
+// the model learns of them from search_tools' answers.
+func (r *Runtime) ModelTools() []tools.Tool {
+	list := r.Tools()
+	if !r.opts.ToolSearch.Enabled {
+		return list
+	}
+	out := []tools.Tool{r.searchTool()}
+	for _, t := range list {
+		if r.opts.ToolSearch.pins(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// searchTool is the deferred mode's search_tools: the model's query in,
+// the matching tools' names, descriptions and input schemas out, as
+// compact JSON text.
+func (r *Runtime) searchTool() tools.Tool {
+	t := tools.NewTool(SearchToolName, "", SearchToolName,
+		"Search the tools available to you that are not listed here. Describe what you want to do in a few words; "+
+			"the answer lists the best matching tools with their names, descriptions and input schemas. "+
+			"Then call a tool by its name with arguments that fit its input schema.",
+		json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, in a few words"},`+
+			`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"how many tools to return (default %d)"}},"required":["query"]}`,
+			MaxSearchLimit, r.opts.ToolSearch.Limit)),
+		tools.ExecutorFunc(r.runSearchTool))
+	t.Visibility = []string{tools.VisibleToModel}
+	return t
+}
+
+// searchAnswer is the text of a search_tools answer.
+type searchAnswer struct {
+	Tools []searchAnswerTool `json:"tools"`
+}
+
+type searchAnswerTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+func (r *Runtime) runSearchTool(_ context.Context, args any) (tools.Result, error) {
+	var in struct {
+		Query *string `json:"query"`
+		Limit *int    `json:"limit"`
+	}
+	if raw, err := json.Marshal(args); err != nil || json.Unmarshal(raw, &in) != nil {
+		return searchToolError("search_tools takes {\"query\": string, \"limit\": integer}")
+	}
+	limit := r.opts.ToolSearch.Limit
+	switch {
+	case in.Query == nil || *in.Query == "":
+		return searchToolError("search_tools needs a query: what you want to do, in a few words")
+	case len(*in.Query) > MaxSearchQueryBytes:
+		return searchToolError(fmt.Sprintf("the query is longer than %d bytes; say it in a few words", MaxSearchQueryBytes))
+	case in.Limit != nil && (*in.Limit < 1 || *in.Limit > MaxSearchLimit):
+		return searchToolError(fmt.Sprintf("limit must be between 1 and %d", MaxSearchLimit))
+	case in.Limit != nil:
+		limit = *in.Limit
+	}
+	answer := searchAnswer{Tools: []searchAnswerTool{}}
+	for _, m := range r.SearchTools(*in.Query, limit) {
+		answer.Tools = append(answer.Tools, searchAnswerTool{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema})
+	}
+	text, err := json.Marshal(answer)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("encoding the search_tools answer: %w", err)
+	}
+	return tools.Result{Content: []tools.Content{{Type: tools.ContentText, Text: string(text)}}}, nil
+}
+
+func searchToolError(msg string) (tools.Result, error) {
+	return tools.Result{IsError: true, Content: []tools.Content{{Type: tools.ContentText, Text: msg}}}, nil
+}
