@@ -8,9 +8,10 @@
 // Contract:
 //   - The manager's protocol is messages.ManagerRequest, a closed set of
 //     requests that each carry their reply channel, plus the server
-//     actors' ServerSettled. Each request is answered exactly once, also
-//     while the manager stops (ErrShuttingDown); a message it has no case
-//     for is logged as a bug and, if it is a messages.Request, failed.
+//     actors' ServerSettled and Retuned. Each request is answered exactly
+//     once, also while the manager stops (ErrShuttingDown); a message it
+//     has no case for is logged as a bug and, if it is a messages.Request,
+//     failed.
 //   - The mailbox never waits for a connect: a command to a server actor
 //     is answered later by ServerSettled, and what must happen then (the
 //     next startup turn, saving a PATCH, answering the caller) waits in
@@ -137,6 +138,9 @@ type entry struct {
 	// died: the last actor died on its own and the board shows what the
 	// manager emitted for it, so the next actor emits its first state.
 	died bool
+	// retunes are the replies (nil for none) of the Retunes sent to the
+	// actor and not answered by a Retuned yet, oldest first.
+	retunes []chan<- error
 }
 
 // Receive reads top to bottom: the actor's lifecycle, the requests from
@@ -187,6 +191,8 @@ func (a *Actor) Receive(c actor.Context) {
 	// Reports of the server actors.
 	case messages.ServerSettled:
 		a.settled(c, msg)
+	case messages.Retuned:
+		a.retuned(a.servers[msg.Name])
 
 	// The manager's own timers and background work.
 	case startupTurn:
@@ -221,6 +227,7 @@ func (a *Actor) beginStop(c actor.Context) {
 	}
 	for _, e := range a.servers {
 		a.supersede(e, messages.ErrShuttingDown)
+		a.flushRetunes(e)
 		if e.respawnTimer != nil {
 			e.respawnTimer.Stop()
 		}
@@ -465,6 +472,7 @@ func (a *Actor) persisted(name string) (srv config.Server, ok, changed bool) {
 // and its processes are gone (retire).
 func (a *Actor) drop(c actor.Context, e *entry) {
 	a.supersede(e, messages.ErrSuperseded)
+	a.flushRetunes(e)
 	if e.respawnTimer != nil {
 		e.respawnTimer.Stop()
 		e.respawnTimer = nil
