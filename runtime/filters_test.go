@@ -184,3 +184,30 @@ func TestToolFilterReloadInPlace(t *testing.T) {
 		t.Errorf("after the restart: %+v, tools %v", st, registered(rt, "ex"))
 	}
 }
+
+// A server whose file entry has a bad glob fails with invalid_config; a
+// PATCH that fixes the filter starts it (a restart, not an in-place
+// update of a server that never ran), and a reload that brings a bad
+// glob back fails it again rather than running on half a filter.
+func TestToolFilterBadGlobInFileFixedByPatch(t *testing.T) {
+	srv := exampleServer("ex")
+	srv.Tools = config.ToolFilter{Allow: []string{"[a-"}}
+	rt := start(t, Options{}, srv)
+	if st := rt.waitSettled(t, "ex"); st.State != status.Failed || st.ErrorKind != status.KindInvalidConfig || !strings.Contains(st.Error, "tools.allow[0]") {
+		t.Fatalf("ex = %+v, want failed for tools.allow[0]", st)
+	}
+	api := newAPI(t, rt)
+	api.do("PATCH", "/api/mcp/servers/ex", `{"tools":{"allow":["e*"]}}`).want(t, http.StatusOK)
+	if st := rt.waitReady(t, "ex"); st.ToolCount != len(registered(rt, "ex")) || !slices.Contains(registered(rt, "ex"), "ex__echo") {
+		t.Errorf("after the fix: %+v, tools %v", st, registered(rt, "ex"))
+	}
+
+	srv.Tools = config.ToolFilter{Deny: []string{"x["}}
+	testutil.WriteConfig(t, rt.dir, srv)
+	if res, err := rt.Reload(t.Context()); err != nil || !slices.Equal(res.Restarted, []string{"ex"}) {
+		t.Errorf("reload of a bad glob = %+v, %v; want ex restarted (and failed)", res, err)
+	}
+	if st := rt.waitSettled(t, "ex"); st.State != status.Failed || st.ErrorKind != status.KindInvalidConfig {
+		t.Errorf("after reloading a bad glob: %+v", st)
+	}
+}

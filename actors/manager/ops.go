@@ -180,13 +180,16 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 
 // retunable says whether the server of e, running cur, can take on next
 // without a restart (a Retune): next differs from cur only in the tools
-// filter and the output caps, both are enabled, and the server runs what
-// it was last told to (a command of its, cur, with no operation waiting
-// on it: an unsaved PATCH's restart is superseded by a restart instead,
-// which keeps the rule that a PATCH is saved only once it runs).
+// filter and the output caps, both are enabled and valid (a server failed
+// on a bad glob restarts once it is fixed; a bad one read by a reload
+// fails it), and the server runs what it was last told to (a command of
+// its, cur, with no operation waiting on it: an unsaved PATCH's restart
+// is superseded by a restart instead, which keeps the rule that a PATCH
+// is saved only once it runs).
 func (a *Actor) retunable(e *entry, cur, next config.Server) bool {
 	return e.epoch != 0 && e.waiting == nil && cur.Enabled && next.Enabled &&
-		e.cfg.Equal(cur) && next.Equal(cur.WithLive(next))
+		e.cfg.Equal(cur) && next.Equal(cur.WithLive(next)) &&
+		cur.Validate() == nil && next.Validate() == nil
 }
 
 // retune gives the server of e next, a config retunable says it takes on
