@@ -29,6 +29,10 @@ const (
 	// resource block as []tools.ResourceLink (no name, no contents), in the
 	// server's order: each also became a text line for the model.
 	DetailEmbeddedResources = "embedded_resources"
+	// DetailTruncated holds a tools.Truncation when the runtime cut the
+	// result to its server's output caps (max_output_bytes,
+	// max_media_bytes); ConvertResult never sets it.
+	DetailTruncated = "truncated"
 )
 
 // ConvertResult turns the result of an MCP tools/call into the host's Result

@@ -15,7 +15,13 @@ const (
 )
 
 // ToolFilter decides which of a server's tools are registered, by the
-// tool names the server itself uses (before the "{server}__" prefix).
+// tool names the server itself uses (before the "{server}__" prefix). The
+// resource and prompt tools the runtime adds for a server count as its
+// tools, by their names: list_resources, read_resource, list_prompts,
+// get_prompt. A tool left out is not registered, cannot be called (not
+// even through a tool value a host kept from before the filter changed:
+// the call fails with tools.ErrUnknownTool), and is counted in the
+// server's status as tools_filtered.
 //
 // Patterns are [path.Match] globs: "*" matches any run of characters
 // ("/" aside, which tool names do not contain), "?" one character,
@@ -187,4 +193,17 @@ func (f ToolFilter) View() ToolFilterView {
 		v.Deny = []string{}
 	}
 	return v
+}
+
+// WithLive returns s with the fields a running session takes on without a
+// restart taken from o: the tool filter (tools) and the output caps
+// (max_output_bytes, max_media_bytes). next.Equal(cur.WithLive(next))
+// says that next differs from cur in those fields at most, so the
+// manager can apply it to the session that runs instead of restarting it.
+func (s Server) WithLive(o Server) Server {
+	s.Tools = o.Tools.clone()
+	s.MaxOutputBytes, s.MaxMediaBytes = o.MaxOutputBytes, o.MaxMediaBytes
+	const live = zeroMaxOutput | zeroMaxMedia
+	s.zeros = s.zeros&^live | o.zeros&live
+	return s
 }

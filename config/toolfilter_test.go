@@ -118,3 +118,24 @@ func TestToolFilterPatch(t *testing.T) {
 		}
 	}
 }
+
+// WithLive takes the tools filter and output caps of another config and
+// nothing else: a change of those alone compares equal after it, any
+// other change does not.
+func TestWithLive(t *testing.T) {
+	cur := Server{Name: "a", Type: TypeLocal, Command: []string{"x"}, Enabled: true}
+	live := cur.Clone()
+	live.Tools = ToolFilter{Deny: []string{"rm*"}}
+	live.MaxOutputBytes, live.MaxMediaBytes = 4096, NoCap
+	if got := cur.WithLive(live); !live.Equal(got) || cur.Equal(got) {
+		t.Errorf("a live-only change: WithLive = %+v", got)
+	}
+	other := live.Clone()
+	other.Command = []string{"y"}
+	if other.Equal(cur.WithLive(other)) {
+		t.Error("a command change passed for a live one")
+	}
+	if cur.Tools.Deny != nil || cur.MaxOutputBytes != 0 {
+		t.Errorf("WithLive changed its receiver: %+v", cur)
+	}
+}

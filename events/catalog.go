@@ -27,18 +27,25 @@ type ToolsChanged struct {
 	// history) huge.
 	Added, Removed         []string
 	AddedMore, RemovedMore int
+	// Filtered is the number of the server's tools its tools filter
+	// (allow/deny globs in the config) leaves out: listed, not registered.
+	Filtered int
 }
 
 // Type implements Event.
 func (ToolsChanged) Type() string { return TypeToolsChanged }
 
 func (e ToolsChanged) String() string {
-	return e.prefix() + catalogString("tools", e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
+	s := e.prefix() + catalogString("tools", e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
+	if e.Filtered > 0 {
+		s += fmt.Sprintf(" (%d filtered out)", e.Filtered)
+	}
+	return s
 }
 
 // MarshalJSON implements json.Marshaler.
 func (e ToolsChanged) MarshalJSON() ([]byte, error) {
-	return marshalCatalog(e.wire(TypeToolsChanged), e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
+	return marshalCatalog(e.wire(TypeToolsChanged), e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore, &e.Filtered)
 }
 
 func (e ToolsChanged) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
@@ -63,7 +70,7 @@ func (e PromptsChanged) String() string {
 
 // MarshalJSON implements json.Marshaler.
 func (e PromptsChanged) MarshalJSON() ([]byte, error) {
-	return marshalCatalog(e.wire(TypePromptsChanged), e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore)
+	return marshalCatalog(e.wire(TypePromptsChanged), e.Count, e.Added, e.Removed, e.AddedMore, e.RemovedMore, nil)
 }
 
 func (e PromptsChanged) stamp(seq uint64, t time.Time) Event { e.Seq, e.Time = seq, t; return e }
@@ -100,8 +107,8 @@ func catalogString(what string, count int, added, removed []string, addedMore, r
 }
 
 // marshalCatalog writes empty lists as [] rather than null, so a consumer
-// can always range over them.
-func marshalCatalog(h wireHeader, count int, added, removed []string, addedMore, removedMore int) ([]byte, error) {
+// can always range over them; filtered is the tools' count (nil: none).
+func marshalCatalog(h wireHeader, count int, added, removed []string, addedMore, removedMore int, filtered *int) ([]byte, error) {
 	if added == nil {
 		added = []string{}
 	}
@@ -115,5 +122,6 @@ func marshalCatalog(h wireHeader, count int, added, removed []string, addedMore,
 		AddedMore   int      `json:"added_more,omitempty"`
 		Removed     []string `json:"removed"`
 		RemovedMore int      `json:"removed_more,omitempty"`
-	}{h, count, added, addedMore, removed, removedMore})
+		Filtered    *int     `json:"filtered,omitempty"`
+	}{h, count, added, addedMore, removed, removedMore, filtered})
 }

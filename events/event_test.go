@@ -46,7 +46,7 @@ var everyType = []struct {
 	{SessionLost{Header: head, Error: "EOF", ExitStatus: "signal: killed"},
 		map[string]any{"error": "EOF", "exit_status": "signal: killed"}, "session lost (signal: killed): EOF"},
 	{ToolsChanged{Header: head, Count: 3, Added: []string{"read"}},
-		map[string]any{"count": 3.0, "added": []any{"read"}, "removed": []any{}}, "3 tools +read"},
+		map[string]any{"count": 3.0, "added": []any{"read"}, "removed": []any{}, "filtered": 0.0}, "3 tools +read"},
 	{PromptsChanged{Header: head, Count: 1, Removed: []string{"old"}, AddedMore: 2, RemovedMore: 5},
 		map[string]any{"count": 1.0, "added": []any{}, "added_more": 2.0, "removed": []any{"old"}, "removed_more": 5.0},
 		"1 prompts (+2 more) -old (-5 more)"},
@@ -139,6 +139,20 @@ func TestTableCoversTheClosedSet(t *testing.T) {
 	}
 	if n != len(everyType) {
 		t.Errorf("%d event types in the package, %d in everyType", n, len(everyType))
+	}
+}
+
+// ToolsChanged says how many tools the filter left out, in its JSON
+// (always, 0 too) and its String (when any).
+func TestToolsChangedFiltered(t *testing.T) {
+	e := ToolsChanged{Header: head, Count: 2, Removed: []string{"write"}, Filtered: 4}
+	data, _ := json.Marshal(e)
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil || got["filtered"] != 4.0 {
+		t.Errorf("JSON %s, want filtered 4", data)
+	}
+	if s := e.String(); !strings.HasSuffix(s, "2 tools -write (4 filtered out)") {
+		t.Errorf("String() = %q", s)
 	}
 }
 

@@ -63,5 +63,8 @@ type Reload struct {
 // ReloadResult answers Reload.
 type ReloadResult struct {
 	Added, Removed, Restarted []string
-	Err                       error
+	// Updated: servers whose tools filter or output caps changed, and
+	// nothing else; they got a Retune, not a restart.
+	Updated []string
+	Err     error
 }

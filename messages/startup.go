@@ -25,6 +25,23 @@ type Disable struct {
 	Server config.Server
 }
 
+// Retune gives a server actor a config that differs from the one it runs
+// only in what a running session takes on without a restart (the tools
+// filter and the output caps; see config.Server.WithLive): the actor
+// re-filters its last listing and caps calls from now on. It carries no
+// epoch: it neither replaces nor settles a command. Sent by the manager
+// to its child, which answers with Retuned once the registry shows it.
+type Retune struct {
+	Server config.Server
+}
+
+// Retuned answers a Retune (or says that a stopping actor dropped it: a
+// later incarnation starts on the config anyway). Sent by the server
+// actor to its parent, once per Retune, in order.
+type Retuned struct {
+	Name string
+}
+
 // ServerSettled answers a Connect (the session is ready, or the attempt
 // failed) or a Disable. Sent by the server actor to its parent, once per
 // command.

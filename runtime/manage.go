@@ -20,7 +20,8 @@ import (
 // not the change.
 
 // ServerEntry is one server as the management API shows it: its config in
-// response form (every secret masked) and its live status.
+// response form (every secret masked) and its live status (ToolsFiltered:
+// how many of the server's tools its tools filter leaves out).
 type ServerEntry struct {
 	Name               string       `json:"name"`
 	Type               string       `json:"type"`
@@ -30,6 +31,7 @@ type ServerEntry struct {
 	Error              string       `json:"error"`
 	ErrorKind          string       `json:"error_kind"`
 	ToolCount          int          `json:"tool_count"`
+	ToolsFiltered      int          `json:"tools_filtered"`
 	PromptCount        int          `json:"prompt_count"`
 	Restarts           int          `json:"restarts"`
 	RequestsRefused    int          `json:"requests_refused"`
@@ -93,13 +95,17 @@ type ReloadResult struct {
 	Added     []string `json:"added"`
 	Removed   []string `json:"removed"`
 	Restarted []string `json:"restarted"`
+	// Updated names the servers whose change was only to their tools
+	// filter or output caps: their running session took it on, without a
+	// restart.
+	Updated []string `json:"updated"`
 }
 
 func entryOf(view config.ServerView, st status.Server) ServerEntry {
 	return ServerEntry{
 		Name: view.Name, Type: view.Type, Enabled: view.Enabled,
 		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
-		ToolCount: st.ToolCount, PromptCount: st.PromptCount, Restarts: st.Restarts, RequestsRefused: st.RequestsRefused, Since: st.Since, PID: st.PID,
+		ToolCount: st.ToolCount, ToolsFiltered: st.ToolsFiltered, PromptCount: st.PromptCount, Restarts: st.Restarts, RequestsRefused: st.RequestsRefused, Since: st.Since, PID: st.PID,
 		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,
@@ -195,7 +201,7 @@ func (r *Runtime) Reload(ctx context.Context) (ReloadResult, error) {
 	if got.Err != nil {
 		return ReloadResult{}, fmt.Errorf("reloading: %w", got.Err)
 	}
-	return ReloadResult{Added: nonNil(got.Added), Removed: nonNil(got.Removed), Restarted: nonNil(got.Restarted)}, nil
+	return ReloadResult{Added: nonNil(got.Added), Removed: nonNil(got.Removed), Restarted: nonNil(got.Restarted), Updated: nonNil(got.Updated)}, nil
 }
 
 // Healthy reports whether the runtime serves: nil as soon as Start

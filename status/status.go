@@ -58,6 +58,9 @@ type Server struct {
 	Error     string `json:"error"`
 	ErrorKind string `json:"error_kind"`
 	ToolCount int    `json:"tool_count"`
+	// ToolsFiltered is the number of the server's tools its tools filter
+	// leaves out (listed by the server, not registered).
+	ToolsFiltered int `json:"tools_filtered"`
 	// PromptCount is the number of the server's prompts in the registry.
 	PromptCount int       `json:"prompt_count"`
 	Restarts    int       `json:"restarts"`
@@ -103,7 +106,8 @@ type Server struct {
 //   - PID from SessionStarted, cleared by any move to a state other than
 //     ready (not by SessionLost itself, which comes just before the move:
 //     a ready server never shows without its pid);
-//   - ToolCount and PromptCount from ToolsChanged and PromptsChanged;
+//   - ToolCount and PromptCount from ToolsChanged and PromptsChanged,
+//     ToolsFiltered from ToolsChanged;
 //   - AuthorizeURL from LoginRequired, cleared when the login ends or the
 //     state leaves authorizing;
 //   - RequestsRefused counts RequestRefused, emitted or tallied (the one
@@ -175,7 +179,7 @@ func (b *Board) Apply(e events.Event) events.Event {
 	case events.SessionLost:
 		// PID goes with the state change that follows.
 	case events.ToolsChanged:
-		s.ToolCount = e.Count
+		s.ToolCount, s.ToolsFiltered = e.Count, e.Filtered
 	case events.PromptsChanged:
 		s.PromptCount = e.Count
 	case events.LoginRequired:

@@ -57,9 +57,9 @@ func TestApplyLifecycle(t *testing.T) {
 	if e.From != "starting" || e.Restarts != 0 {
 		t.Errorf("ready event = %+v, want From starting and 0 restarts", e)
 	}
-	f.apply(events.ToolsChanged{Header: hdr("fs"), Count: 3})
+	f.apply(events.ToolsChanged{Header: hdr("fs"), Count: 3, Filtered: 2})
 	s, _ := f.b.Get("fs")
-	if s.State != Ready || !s.Ready || s.PID != 42 || s.ToolCount != 3 || !s.Since.Equal(t0.Add(4*time.Second)) {
+	if s.State != Ready || !s.Ready || s.PID != 42 || s.ToolCount != 3 || s.ToolsFiltered != 2 || !s.Since.Equal(t0.Add(4*time.Second)) {
 		t.Fatalf("ready: %+v", s)
 	}
 	f.apply(events.SessionLost{Header: hdr("fs"), Error: "EOF"})
@@ -70,7 +70,7 @@ func TestApplyLifecycle(t *testing.T) {
 		t.Errorf("backoff From = %q", e.From)
 	}
 	s, _ = f.b.Get("fs")
-	if s.State != Backoff || s.PID != 0 || s.ToolCount != 0 || s.Error != "lost" || s.LastError != "lost" ||
+	if s.State != Backoff || s.PID != 0 || s.ToolCount != 0 || s.ToolsFiltered != 0 || s.Error != "lost" || s.LastError != "lost" ||
 		s.NextRetryAt == nil || !s.NextRetryAt.Equal(next) {
 		t.Fatalf("backoff: %+v", s)
 	}
@@ -242,12 +242,12 @@ func TestServerJSON(t *testing.T) {
 		{
 			name: "ready with pid and tail",
 			s:    Server{Name: "docs", State: Ready, Ready: true, ToolCount: 2, Since: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), PID: 12, StderrTail: []string{"hi"}},
-			want: `{"name":"docs","state":"ready","ready":true,"error":"","error_kind":"","tool_count":2,"prompt_count":0,"restarts":0,"since":"2025-01-02T03:04:05Z","pid":12,"requests_refused":0,"stderr_tail":["hi"]}`,
+			want: `{"name":"docs","state":"ready","ready":true,"error":"","error_kind":"","tool_count":2,"tools_filtered":0,"prompt_count":0,"restarts":0,"since":"2025-01-02T03:04:05Z","pid":12,"requests_refused":0,"stderr_tail":["hi"]}`,
 		},
 		{
 			name: "failed without pid or tail",
 			s:    Server{Name: "git", State: Failed, Error: "not found", ErrorKind: KindCommandNotFound, Restarts: 1},
-			want: `{"name":"git","state":"failed","ready":false,"error":"not found","error_kind":"command_not_found","tool_count":0,"prompt_count":0,"restarts":1,"since":"0001-01-01T00:00:00Z","requests_refused":0}`,
+			want: `{"name":"git","state":"failed","ready":false,"error":"not found","error_kind":"command_not_found","tool_count":0,"tools_filtered":0,"prompt_count":0,"restarts":1,"since":"0001-01-01T00:00:00Z","requests_refused":0}`,
 		},
 	}
 	for _, tc := range cases {

@@ -93,6 +93,32 @@ type Result struct {
 	// documented in package adapter: "is_error" (true when IsError),
 	// "output_schema_mismatch" (true when the runtime made it an error),
 	// "output_schema_unchecked" (why the runtime did not check it),
-	// "resource_links" and "embedded_resources" ([]ResourceLink).
+	// "resource_links" and "embedded_resources" ([]ResourceLink), and
+	// "truncated" (a Truncation) when the runtime cut the result to the
+	// server's max_output_bytes or max_media_bytes.
 	Details map[string]any `json:"details,omitempty"`
+}
+
+// Truncation says how the runtime cut a result to its server's output
+// caps (Details["truncated"]). Text counts the bytes of every text block
+// the model sees, in order; media the bytes of image and audio data. A
+// cap of -1 is no cap. Each cut is also said in a text block at the end
+// of Content, so the model knows it did not get everything.
+type Truncation struct {
+	// TextBytes is the text the result had, TextShown what is left of it;
+	// TextBlocksDropped counts the text blocks past the cut.
+	TextBytes         int `json:"text_bytes"`
+	TextShown         int `json:"text_shown"`
+	TextBlocksDropped int `json:"text_blocks_dropped"`
+	MaxOutputBytes    int `json:"max_output_bytes"`
+	// MediaBytes is the image and audio data the result had, MediaShown
+	// what is left; MediaBlocksDropped counts the blocks left out.
+	MediaBytes         int `json:"media_bytes"`
+	MediaShown         int `json:"media_shown"`
+	MediaBlocksDropped int `json:"media_blocks_dropped"`
+	MaxMediaBytes      int `json:"max_media_bytes"`
+	// StructuredContentDropped is the size of the structured content left
+	// out for being over MaxOutputBytes (0: kept, or there was none). It
+	// was checked against the output schema before it was dropped.
+	StructuredContentDropped int `json:"structured_content_dropped"`
 }

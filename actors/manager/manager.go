@@ -8,9 +8,10 @@
 // Contract:
 //   - The manager's protocol is messages.ManagerRequest, a closed set of
 //     requests that each carry their reply channel, plus the server
-//     actors' ServerSettled. Each request is answered exactly once, also
-//     while the manager stops (ErrShuttingDown); a message it has no case
-//     for is logged as a bug and, if it is a messages.Request, failed.
+//     actors' ServerSettled and Retuned. Each request is answered exactly
+//     once, also while the manager stops (ErrShuttingDown); a message it
+//     has no case for is logged as a bug and, if it is a messages.Request,
+//     failed.
 //   - The mailbox never waits for a connect: a command to a server actor
 //     is answered later by ServerSettled, and what must happen then (the
 //     next startup turn, saving a PATCH, answering the caller) waits in
@@ -147,6 +148,9 @@ type entry struct {
 	died bool
 	// inTurn: its startup turn waits for its connect, holding a slot.
 	inTurn bool
+	// retunes are the replies (nil for none) of the Retunes sent to the
+	// actor and not answered by a Retuned yet, oldest first.
+	retunes []chan<- error
 }
 
 // Receive reads top to bottom: the actor's lifecycle, the requests from
@@ -197,6 +201,8 @@ func (a *Actor) Receive(c actor.Context) {
 	// Reports of the server actors.
 	case messages.ServerSettled:
 		a.settled(c, msg)
+	case messages.Retuned:
+		a.retuned(a.servers[msg.Name])
 
 	// The manager's own timers and background work.
 	case startupTurn:
@@ -231,6 +237,7 @@ func (a *Actor) beginStop(c actor.Context) {
 	}
 	for _, e := range a.servers {
 		a.supersede(e, messages.ErrShuttingDown)
+		a.flushRetunes(e)
 		if e.respawnTimer != nil {
 			e.respawnTimer.Stop()
 		}
@@ -486,6 +493,7 @@ func (a *Actor) persisted(name string) (srv config.Server, ok, changed bool) {
 // and its processes are gone (retire).
 func (a *Actor) drop(c actor.Context, e *entry) {
 	a.supersede(e, messages.ErrSuperseded)
+	a.flushRetunes(e)
 	if e.respawnTimer != nil {
 		e.respawnTimer.Stop()
 		e.respawnTimer = nil

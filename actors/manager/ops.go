@@ -119,6 +119,16 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		reply <- nil
 		return nil
 	}
+	if a.retunable(e, old, next) {
+		// Only the tools filter or the output caps: the running session
+		// takes them on, so there is no connect to prove; save, then apply.
+		if err := a.edit(func(f *config.File) error { f.Put(next); return nil }); err != nil {
+			return err
+		}
+		e.managed = true
+		a.retune(c, e, next, reply)
+		return nil
+	}
 	e.managed = true
 	toggled := old.Clone()
 	toggled.Enabled = next.Enabled
@@ -166,6 +176,57 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		}
 	}
 	return nil
+}
+
+// retunable says whether the server of e, running cur, can take on next
+// without a restart (a Retune): next differs from cur only in the tools
+// filter and the output caps, both are enabled and valid (a server failed
+// on a bad glob restarts once it is fixed; a bad one read by a reload
+// fails it), and the server runs what it was last told to (a command of
+// its, cur, with no operation waiting on it: an unsaved PATCH's restart
+// is superseded by a restart instead, which keeps the rule that a PATCH
+// is saved only once it runs).
+func (a *Actor) retunable(e *entry, cur, next config.Server) bool {
+	return e.epoch != 0 && e.waiting == nil && cur.Enabled && next.Enabled &&
+		e.cfg.Equal(cur) && next.Equal(cur.WithLive(next)) &&
+		cur.Validate() == nil && next.Validate() == nil
+}
+
+// retune gives the server of e next, a config retunable says it takes on
+// without a restart, and answers reply (if not nil) once the actor has
+// re-registered its tools on it, so that what the caller reads next shows
+// the change. An actor that is not there (a respawn pending) starts on it.
+func (a *Actor) retune(c actor.Context, e *entry, next config.Server, reply chan<- error) {
+	e.cfg, e.good = next, next
+	if e.pid == nil {
+		if reply != nil {
+			reply <- nil
+		}
+		return
+	}
+	c.Send(e.pid, messages.Retune{Server: next})
+	e.retunes = append(e.retunes, reply) // nil too: Retuned answers in order
+}
+
+// retuned answers the oldest Retune the actor of e has taken on.
+func (a *Actor) retuned(e *entry) {
+	if e == nil || len(e.retunes) == 0 {
+		return
+	}
+	reply := e.retunes[0]
+	e.retunes = e.retunes[1:]
+	if reply != nil {
+		reply <- nil
+	}
+}
+
+// flushRetunes answers every Retune still waiting for the actor of e,
+// which is gone or going: the change is saved, and the next incarnation
+// (if any) starts on it.
+func (a *Actor) flushRetunes(e *entry) {
+	for len(e.retunes) > 0 {
+		a.retuned(e)
+	}
 }
 
 // remove removes a server from the file, stops it and answers once its
@@ -243,7 +304,12 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 		case e == nil:
 			res.Added = append(res.Added, srv.Name)
 			a.startManaged(c, srv)
-		case !e.cfg.Equal(srv):
+		case e.cfg.Equal(srv):
+		case a.retunable(e, e.cfg, srv):
+			res.Updated = append(res.Updated, srv.Name)
+			e.managed = true
+			a.retune(c, e, srv, nil)
+		default:
 			res.Restarted = append(res.Restarted, srv.Name)
 			e.managed = true
 			e.good = srv

@@ -38,6 +38,7 @@ func (a *Actor) terminated(c actor.Context, who *actor.PID) {
 		return
 	}
 	e.pid = nil
+	a.flushRetunes(e)
 	if !a.stopping {
 		// What the dead incarnation's connection still says is not the
 		// server's any more: the respawned one gets a gate of its own.

@@ -60,16 +60,18 @@ func (a *Actor) announce(pid int, id mcpconn.Identity) {
 }
 
 // toolsChanged records the tools now registered and emits the change, if
-// any: the count and the names that came and went.
-func (a *Actor) toolsChanged(list []tools.Tool) {
+// any: the count, the names that came and went, and how many tools the
+// filter left out (a change of that count alone is a change too).
+func (a *Actor) toolsChanged(list []tools.Tool, filtered int) {
 	names := make([]string, len(list))
 	for i, t := range list {
 		names[i] = t.Name
 	}
 	added, removed, changed := diff(a.toolNames, names)
-	a.toolNames = names
+	changed = changed || filtered != a.toolsFiltered
+	a.toolNames, a.toolsFiltered = names, filtered
 	if changed {
-		e := events.ToolsChanged{Count: len(names)}
+		e := events.ToolsChanged{Count: len(names), Filtered: filtered}
 		e.Added, e.AddedMore = events.CapNames(added)
 		e.Removed, e.RemovedMore = events.CapNames(removed)
 		a.emit(e)

@@ -27,8 +27,8 @@ func TestCatalogChangeNamesAreCapped(t *testing.T) {
 		}
 		return out
 	}
-	a.toolsChanged(list("a", 1000))
-	a.toolsChanged(list("b", 250))
+	a.toolsChanged(list("a", 1000), 0)
+	a.toolsChanged(list("b", 250), 0)
 	for _, want := range []struct{ count, added, addedMore, removed, removedMore int }{
 		{1000, events.MaxNames, 1000 - events.MaxNames, 0, 0},
 		{250, events.MaxNames, 250 - events.MaxNames, events.MaxNames, 1000 - events.MaxNames},

@@ -8,6 +8,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/messages"
 )
@@ -113,6 +114,7 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 		root, self, gen, list := c.ActorSystem().Root, c.Self(), a.gen, r.list
 		l.retry = a.deps.AfterFunc(relistRetry, func() { root.Send(self, messages.ListChanged{Gen: gen, List: list}) })
 	case r.list == mcpconn.ListTools:
+		a.listed = r.tools
 		a.register(conn, r.tools)
 	case r.list == mcpconn.ListPrompts:
 		// Names and count come from what was registered: a null entry or
@@ -132,11 +134,25 @@ func (a *Actor) applyListing(c actor.Context, r relisted) {
 }
 
 // register swaps the server's tools for list plus the resource and prompt
-// tools its capabilities call for.
+// tools its capabilities call for, less those its tools filter leaves out.
 func (a *Actor) register(conn *mcpconn.Conn, list []*mcp.Tool) {
 	tools := a.binding.Tools(conn, list)
 	if err := a.deps.Registry.SetServer(a.cfg.Name, tools); err != nil {
 		return // shutting down: nothing registers any more
 	}
-	a.toolsChanged(tools)
+	a.toolsChanged(tools, a.binding.Filtered())
+}
+
+// retune takes on a config that differs from the running one only in the
+// tools filter and the output caps: calls are capped by it from now on,
+// and the current session's last listing is filtered again and swapped
+// in, without asking the server or restarting the session (a listing in
+// flight applies the new filter too when it lands). A session still to
+// come starts on it.
+func (a *Actor) retune(msg messages.Retune) {
+	a.cfg = a.cfg.WithLive(msg.Server)
+	a.binding.SetPolicy(binding.PolicyOf(a.cfg))
+	if conn := a.binding.Current(); conn != nil {
+		a.register(conn, a.listed)
+	}
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cenkalti/backoff/v5"
 	"github.com/jonboulle/clockwork"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/actors/session"
@@ -93,7 +94,11 @@ type Actor struct {
 	// prompts (ToolsChanged and PromptsChanged carry the difference), and
 	// the state (a StateChanged is emitted when st differs from it).
 	toolNames, promptNames []string
+	toolsFiltered          int
 	shown                  status.Server
+	// listed is the current session's last tool listing, as the server
+	// sent it: a Retune filters it again without asking the server.
+	listed []*mcp.Tool
 
 	// Recovery of a lost session (V1): recovering from the loss until a
 	// session is ready again or a command takes over; retryToken tells the
@@ -170,8 +175,11 @@ func (a *Actor) Receive(c actor.Context) {
 	if a.stopping {
 		// User messages still arrive while the children stop; a session
 		// report now must not register anything again.
-		if msg, ok := c.Message().(messages.LoginNeeded); ok {
+		switch msg := c.Message().(type) {
+		case messages.LoginNeeded:
 			msg.Refuse(oauthflow.ErrLoginCancelled)
+		case messages.Retune:
+			c.Send(c.Parent(), messages.Retuned{Name: msg.Server.Name})
 		}
 		return
 	}
@@ -180,6 +188,9 @@ func (a *Actor) Receive(c actor.Context) {
 		a.connect(c, msg)
 	case messages.Disable:
 		a.disable(c, msg)
+	case messages.Retune:
+		a.retune(msg)
+		c.Send(c.Parent(), messages.Retuned{Name: a.cfg.Name})
 	case messages.SessionReady:
 		if msg.Gen == a.gen {
 			a.ready(c, msg.Conn)
@@ -230,6 +241,7 @@ func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = a.deps.Tails.Of(a.cfg.Name)
 	a.binding = binding.New(a.cfg.Name, a.logger).WithEvents(a.emit)
+	a.binding.SetPolicy(binding.PolicyOf(a.cfg))
 	if a.deps.Bindings != nil {
 		a.deps.Bindings.Put(a.binding)
 	}
@@ -264,6 +276,7 @@ func InitialState(cfg config.Server) events.StateChanged {
 
 func (a *Actor) connect(c actor.Context, msg messages.Connect) {
 	a.epoch, a.pending, a.cfg = msg.Epoch, true, msg.Server
+	a.binding.SetPolicy(binding.PolicyOf(a.cfg))
 	a.userConnect = msg.User
 	a.endRecovery() // a manual restart starts the backoff afresh
 	a.withdraw()
@@ -332,7 +345,8 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 	default:
 	}
 	a.binding.Publish(conn)
-	list := a.binding.Tools(conn, conn.Tools())
+	a.listed = conn.Tools()
+	list := a.binding.Tools(conn, a.listed)
 	if a.loggedIn {
 		a.loggedIn = false
 		a.emit(events.LoginCompleted{})
@@ -351,7 +365,7 @@ func (a *Actor) ready(c actor.Context, conn *mcpconn.Conn) {
 		a.fail(c, err, status.KindConnectFailed)
 		return
 	}
-	a.toolsChanged(list)
+	a.toolsChanged(list, a.binding.Filtered())
 	a.settle(c)
 	if conn.Capabilities().Prompts != nil {
 		a.listing(mcpconn.ListPrompts).again = true
@@ -379,7 +393,8 @@ func (a *Actor) withdraw() {
 	a.deps.Registry.RemoveServer(a.cfg.Name)
 	a.deps.Prompts.RemoveServer(a.cfg.Name)
 	a.binding.Withdraw()
-	a.toolsChanged(nil)
+	a.listed = nil
+	a.toolsChanged(nil, 0)
 	a.promptsChanged(nil)
 }
 

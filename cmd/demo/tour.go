@@ -253,7 +253,11 @@ func printStatus(out io.Writer, st runtime.Status) {
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NAME\tSTATE\tREADY\tTOOLS\tPID\tERROR")
 	for _, s := range st.Servers {
-		fmt.Fprintf(tw, "  %s\t%s\t%v\t%d\t%d\t%s\n", s.Name, s.State, s.Ready, s.ToolCount, s.PID, s.Error)
+		tools := fmt.Sprint(s.ToolCount)
+		if s.ToolsFiltered > 0 {
+			tools += fmt.Sprintf(" (%d filtered)", s.ToolsFiltered)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\t%d\t%s\n", s.Name, s.State, s.Ready, tools, s.PID, s.Error)
 	}
 	tw.Flush()
 }

@@ -32,6 +32,11 @@ type Binding struct {
 	logger  *slog.Logger
 	emit    func(events.Event)
 	current atomic.Pointer[mcpconn.Conn]
+	policy  atomic.Pointer[Policy]
+
+	// filtered is how many tools the last Tools left out; only the owner
+	// touches it.
+	filtered int
 
 	// checks are the output schema checks of the last listing, by the
 	// tools' original names; only the owner touches them (in Tools).
@@ -66,13 +71,27 @@ func (b *Binding) Current() *mcpconn.Conn { return b.current.Load() }
 
 // Tools returns the registry entries for list, a listing of conn: the
 // server's own tools, then the resource and prompt tools conn's
-// capabilities call for. It is for the binding's owner, like Publish: it
+// capabilities call for, less those the policy's filter leaves out
+// (counted by Filtered). It is for the binding's owner, like Publish: it
 // compiles the output schemas it has not seen yet (see checkFor).
 func (b *Binding) Tools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
-	return append(b.toolsOf(conn, list), b.metaTools(conn, list)...)
+	p := b.currentPolicy()
+	b.filtered = 0
+	kept := list
+	if !p.Filter.IsZero() {
+		kept = make([]*mcp.Tool, 0, len(list))
+		for _, t := range list {
+			if t != nil && !p.Filter.Allows(t.Name) {
+				b.filtered++
+				continue
+			}
+			kept = append(kept, t)
+		}
+	}
+	return append(b.toolsOf(conn, kept, p), b.metaTools(conn, kept, p)...)
 }
 
-func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
+func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool, p *Policy) []tools.Tool {
 	var list []tools.Tool
 	seen := map[string]string{} // registry name -> original name
 	checks := map[string]*outputCheck{}
@@ -91,7 +110,7 @@ func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
 			continue
 		}
 		seen[name] = t.Name
-		call := &toolCall{b: b, original: t.Name}
+		call := &toolCall{b: b, original: t.Name, built: p}
 		tool := conn.WithMetadata(t, tools.NewTool(name, b.server, t.Name, t.Description, schema, call))
 		// Set before the tool is registered, which publishes it to callers.
 		call.check = b.checkFor(conn, name, t.Name, tool.OutputSchema, checks)
@@ -101,15 +120,21 @@ func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool) []tools.Tool {
 }
 
 // toolCall calls original on whatever connection is current when the call
-// starts, and checks its structured result with check (nil: none).
+// starts, checks its structured result with check (nil: none) and caps it
+// by the policy current then. built is the policy it was registered under.
 type toolCall struct {
 	b        *Binding
 	original string
 	check    *outputCheck
+	built    *Policy
 }
 
 // Execute implements tools.Executor.
 func (c *toolCall) Execute(ctx context.Context, args any) (tools.Result, error) {
+	p := c.b.currentPolicy()
+	if !allowed(p, c.built, c.original) {
+		return tools.Result{}, errFiltered(c.b.server, c.original)
+	}
 	conn := c.b.current.Load()
 	if conn == nil {
 		return tools.Result{}, fmt.Errorf("calling %q on %q: %w", c.original, c.b.server, tools.ErrNotReady)
@@ -118,5 +143,7 @@ func (c *toolCall) Execute(ctx context.Context, args any) (tools.Result, error) 
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(conn, c.check, res, structured), nil
+	out := result(conn, c.check, res, structured)
+	capResult(&out, p.MaxText, p.MaxMedia)
+	return out, nil
 }

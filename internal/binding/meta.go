@@ -57,7 +57,7 @@ var promptTools = []metaTool{
 
 // metaTools returns the resource and prompt tools conn's capabilities call
 // for, except names the server's own tools (list) already use.
-func (b *Binding) metaTools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
+func (b *Binding) metaTools(conn *mcpconn.Conn, list []*mcp.Tool, p *Policy) []tools.Tool {
 	caps := conn.Capabilities()
 	var want []metaTool
 	if caps.Resources != nil {
@@ -72,19 +72,28 @@ func (b *Binding) metaTools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
 	}
 	var out []tools.Tool
 	for _, m := range want {
+		if !p.Filter.Allows(m.name) {
+			b.filtered++
+			continue
+		}
 		name := adapter.ToolName(b.server, m.name)
 		if taken[name] {
 			b.logger.Warn("the server has a tool of its own by this name; no resource/prompt tool under it", "name", name)
 			continue
 		}
-		out = append(out, tools.NewTool(name, b.server, m.name, m.description, json.RawMessage(m.schema), b.metaExecutor(m)))
+		out = append(out, tools.NewTool(name, b.server, m.name, m.description, json.RawMessage(m.schema), b.metaExecutor(m, p)))
 	}
 	return out
 }
 
-// metaExecutor runs m on whatever connection is current, like executor.
-func (b *Binding) metaExecutor(m metaTool) tools.ExecutorFunc {
+// metaExecutor runs m on whatever connection is current, like toolCall,
+// under the policy current then (built: the one it was registered under).
+func (b *Binding) metaExecutor(m metaTool, built *Policy) tools.ExecutorFunc {
 	return func(ctx context.Context, args any) (tools.Result, error) {
+		p := b.currentPolicy()
+		if !allowed(p, built, m.name) {
+			return tools.Result{}, errFiltered(b.server, m.name)
+		}
 		conn := b.current.Load()
 		if conn == nil {
 			return tools.Result{}, fmt.Errorf("calling %q on %q: %w", m.name, b.server, tools.ErrNotReady)
@@ -93,7 +102,11 @@ func (b *Binding) metaExecutor(m metaTool) tools.ExecutorFunc {
 		if raw, err := json.Marshal(args); err == nil {
 			_ = json.Unmarshal(raw, &in)
 		}
-		return m.run(ctx, conn, in)
+		res, err := m.run(ctx, conn, in)
+		if err == nil {
+			capResult(&res, p.MaxText, p.MaxMedia)
+		}
+		return res, err
 	}
 }
 
@@ -163,17 +176,10 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 	for _, c := range res.Contents {
 		switch {
 		case c == nil:
-		case c.Blob == nil && len(c.Text) > maxResourceText:
-			// A model's context is no place for a whole log file: the
-			// start, and a note saying how much was left out.
-			cut := strings.ToValidUTF8(c.Text[:maxResourceText], "")
-			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
-				Text: cut + fmt.Sprintf("\n[resource %s cut: %d of %d bytes shown]", c.URI, len(cut), len(c.Text))})
 		case c.Blob == nil:
+			// A whole log file is no more welcome in a model's context
+			// than a tool's: the server's output caps cut it (capResult).
 			out.Content = append(out.Content, tools.Content{Type: tools.ContentText, Text: c.Text})
-		case mediaOf(c.MIMEType) != "" && len(c.Blob) > maxResourceMedia:
-			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
-				Text: fmt.Sprintf("[resource: %s (%s, %d bytes: too large an %s blob to pass on)]", c.URI, c.MIMEType, len(c.Blob), mediaOf(c.MIMEType))})
 		case mediaOf(c.MIMEType) != "":
 			out.Content = append(out.Content, tools.Content{Type: mediaOf(c.MIMEType), MIMEType: c.MIMEType, Data: c.Blob})
 		default:
@@ -184,13 +190,6 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 	}
 	return out, nil
 }
-
-// Bounds of what read_resource passes to the model: text, and an image
-// or audio blob.
-const (
-	maxResourceText  = 256 << 10
-	maxResourceMedia = 5 << 20
-)
 
 // mediaOf is the content type (image, audio) a blob of MIME type mime
 // goes to the model as, "" for other binary data.

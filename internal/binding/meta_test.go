@@ -3,6 +3,7 @@ package binding
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // read_resource passes an audio blob to the model as an audio block, as
-// it does an image, and one over the media bound as a line saying so.
+// it does an image; one over the media cap (the default 5 MiB) is left
+// out, with a line saying so.
 func TestReadResourceMedia(t *testing.T) {
 	clip, big := []byte("RIFF0000WAVE"), bytes.Repeat([]byte{1}, 5<<20+1) // over the bound images have
 	srv := mcp.NewServer(&mcp.Implementation{Name: "media", Version: "1"}, nil)
@@ -39,8 +41,11 @@ func TestReadResourceMedia(t *testing.T) {
 			t.Errorf("read_resource %s = %s %s %q, want %s %s %q", uri, got.Type, got.MIMEType, got.Data, want.Type, want.MIMEType, want.Data)
 		}
 	}
-	res, err := readResource(t.Context(), conn, map[string]any{"uri": "media://big"})
-	if err != nil || len(res.Content) != 1 || res.Content[0].Type != tools.ContentText || !strings.Contains(res.Content[0].Text, "too large an audio blob") {
-		t.Errorf("read_resource of a big clip = %+v, %v; want a line saying it is too large", res, err)
+	b := New("media", slog.New(slog.DiscardHandler))
+	b.Publish(conn)
+	res, err := b.metaExecutor(resourceTools[1], defaultPolicy)(t.Context(), map[string]any{"uri": "media://big"})
+	if err != nil || len(res.Content) != 1 || res.Content[0].Type != tools.ContentText ||
+		!strings.Contains(res.Content[0].Text, "1 image/audio block(s) left out, 0 of 5242881 bytes shown; max_media_bytes=5242880") {
+		t.Errorf("read_resource of a big clip = %+v, %v; want a line saying it is left out", res, err)
 	}
 }

@@ -62,7 +62,7 @@ func TestAppShownOnlyToAppClients(t *testing.T) {
 // Every tool that names a UI resource (_meta.ui.resourceUri) names one
 // the server has: a host that renders it reads it back.
 func TestToolUIResourcesExist(t *testing.T) {
-	all := Options{ChangeTool: true, UpdateTool: true, LeakTool: true, FaultTools: true, ResultTools: true, IconFlood: true}
+	all := Options{ChangeTool: true, UpdateTool: true, LeakTool: true, FaultTools: true, ResultTools: true, IconFlood: true, SizedTools: true}
 	cs := connectClient(t, NewServer(all), appsClient(true))
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

@@ -58,6 +58,14 @@
 // 1 MiB data: URI, [IconFloodURL] followed by the value of $[IconTokenEnv],
 // then [FloodIconURL] of 2, 3 and so on.
 //
+// With [Options.SizedTools] (demo serve -sized-tools) it also has the
+// tool sized {text_bytes, text_blocks, rune, image_bytes, images,
+// audio_bytes, audios, structured_bytes}: text_blocks text blocks of
+// text_bytes bytes each (rune repeated, rounded down to whole runes),
+// then images image blocks ([SizedImageMIMEType]) and audios audio
+// blocks ([SizedAudioMIMEType]) of zero bytes of the sizes given, and
+// structured content {"pad":"xx…"} of about structured_bytes bytes.
+//
 // # Prompts and resources
 //
 //   - prompt greet {name, style}: one user message, "Please greet <name>."

@@ -60,6 +60,10 @@ type Options struct {
 	// 1 MiB data: URI and one quoting an environment variable (see
 	// [IconFloodName]). Off by default, like ChangeTool.
 	IconFlood bool
+	// SizedTools registers the sized tool, which answers with text,
+	// image, audio and structured content of the sizes asked for (output
+	// caps). Off by default, like ChangeTool.
+	SizedTools bool
 	// Protocol, if set, is the only protocol version the server speaks
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).
