@@ -34,6 +34,7 @@ func runServe(args []string) int {
 	verbose := fs.Bool("v", false, "log at debug level")
 	debug := fs.Bool("debug", false, "mount POST /debug/actors/kill to inject actor failures (chaos tests, demos)")
 	apps := fs.Bool("apps", false, "advertise MCP Apps to the servers: the host behind the API renders their ui:// resources (runtime.Options.RendersApps)")
+	keepAlive := fs.Duration("keepalive", 0, "probe each ready server every `interval` and restart one that stops answering (0: the default 30s; negative: off; runtime.Options.KeepAlive)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -45,7 +46,7 @@ func runServe(args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true}, *listen)
+	return serveAPI(os.Stdout, newLogger(os.Stderr, level), runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true, KeepAlive: *keepAlive}, *listen)
 }
 
 func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {

@@ -34,6 +34,7 @@ const (
 //	-fault-tools           register the fault tools huge and ask
 //	-result-tools          register the result tools (structured results, audio, annotations, links)
 //	-icon-flood            register a tool and a prompt with too many icons, one quoting $ICON_TOKEN
+//	-freeze-tool           register the freeze tool (a deadlock on demand) and the probes tool
 //	-protocol VERSION      speak only this protocol version
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
 //	-hang-initialize       never answer initialize
@@ -58,6 +59,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.FaultTools, "fault-tools", false, "register the fault tools: huge (one answer of any size) and ask (floods the client with sampling or elicitation requests)")
 	fs.BoolVar(&opts.ResultTools, "result-tools", false, "register the result tools: structured, structured_broken, structured_missing, structured_failing, remote_ref, audio and annotated")
 	fs.BoolVar(&opts.IconFlood, "icon-flood", false, "register the icons tool and prompt, with too many icons: a 1 MiB data: URI and a URL quoting $"+IconTokenEnv)
+	fs.BoolVar(&opts.FreezeTool, "freeze-tool", false, "register the freeze tool (after its call no request is answered) and the probes tool (counts ping and server/discover requests)")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
 	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")

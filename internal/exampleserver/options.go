@@ -59,6 +59,12 @@ type Options struct {
 	// 1 MiB data: URI and one quoting an environment variable (see
 	// [IconFloodName]). Off by default, like ChangeTool.
 	IconFlood bool
+	// FreezeTool registers the freeze tool, after whose call the server
+	// answers no request any more while its process keeps running (a
+	// deadlock), and the probes tool, which counts the ping and
+	// server/discover requests received (see [FreezeToolName]). Off by
+	// default, like ChangeTool.
+	FreezeTool bool
 	// Protocol, if set, is the only protocol version the server speaks
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).
