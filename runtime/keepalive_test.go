@@ -31,12 +31,16 @@ func keepAliveOptions() Options {
 
 // awaitUnresponsive waits for name's session to be lost as unresponsive
 // within lostWithin of since, then for it to be ready again through the
-// backoff, and returns its status then.
+// backoff, and returns its status then. A stdio server's process must have
+// been SIGKILLed at once, not ended by the stop sequence a grace later.
 func awaitUnresponsive(t *testing.T, rt *testRuntime, sub *events.Subscription, name string, since time.Time) status.Server {
 	t.Helper()
 	lost := testutil.Await(t, sub, 10*time.Second, name+"'s session lost", func(events.SessionLost) bool { return true })
 	if took := time.Since(since); took > lostWithin {
 		t.Errorf("%s declared lost %v after it stopped answering, want within %v", name, took, lostWithin)
+	}
+	if st, _ := rt.Server(name); st.Type == config.TypeLocal && lost.ExitStatus != "signal: killed" {
+		t.Errorf("%s's process ended with %q, want it SIGKILLed by the keepalive", name, lost.ExitStatus)
 	}
 	backoff := testutil.Await(t, sub, 10*time.Second, name+" in backoff", func(e events.StateChanged) bool { return e.To == string(status.Backoff) })
 	if backoff.ErrorKind != status.KindUnresponsive {
