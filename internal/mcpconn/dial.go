@@ -55,8 +55,8 @@ type Options struct {
 	// at shutdown. Default: a plain goroutine.
 	Go func(func())
 	// KeepAlive is the interval between liveness probes of the ready
-	// session (see keepalive.go); ≤ 0: none. The runtime passes its
-	// resolved Options.KeepAlive.
+	// session (see keepalive.go), on the real clock whatever Clock is;
+	// ≤ 0: none. The runtime passes its resolved Options.KeepAlive.
 	KeepAlive time.Duration
 	// Clock runs the dial's timeout_seconds deadline (which stops while a
 	// login waits). Default: the real clock; tests set a fake one.
@@ -283,7 +283,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 				c.endWith(err)
 			}
 			go c.watch()
-			c.startKeepAlive(opts.KeepAlive, clockOr(opts.Clock))
+			c.startKeepAlive(opts.KeepAlive)
 			return c, nil
 		}
 		if r.err == nil { // it succeeded just as the dial was abandoned

@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -84,22 +83,24 @@ func (c *Conn) probe(ctx context.Context) error {
 }
 
 // startKeepAlive runs the keepalive of a ready Conn, unless interval ≤ 0.
-// Close stops it and waits for it.
-func (c *Conn) startKeepAlive(interval time.Duration, clock clockwork.Clock) {
+// Close stops it and waits for it. It runs on the real clock, not
+// Options.Clock: it measures how a server answers in real time, and a
+// test's fake clock drives the lifecycle timers alone.
+func (c *Conn) startKeepAlive(interval time.Duration) {
 	if interval <= 0 {
 		close(c.kaDone)
 		return
 	}
-	go c.keepAlive(interval, clock)
+	go c.keepAlive(interval)
 }
 
 // keepAlive is the Conn's one keepalive goroutine. Probes run one at a
 // time, beside the calls (a probe is not a call: it takes no slot of
 // max_concurrent_calls), so a slow call is never taken for a hang while
 // the server answers its probes.
-func (c *Conn) keepAlive(interval time.Duration, clock clockwork.Clock) {
+func (c *Conn) keepAlive(interval time.Duration) {
 	defer close(c.kaDone)
-	ticker := clock.NewTicker(interval)
+	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for {
 		select {
@@ -107,7 +108,7 @@ func (c *Conn) keepAlive(interval time.Duration, clock clockwork.Clock) {
 			return
 		case <-c.done:
 			return
-		case <-ticker.Chan():
+		case <-ticker.C:
 		}
 		// A stopped process cannot answer until it is continued: hung now,
 		// not after a probe's interval.
@@ -115,7 +116,7 @@ func (c *Conn) keepAlive(interval time.Duration, clock clockwork.Clock) {
 			c.hung(errors.New("its process is stopped (SIGSTOP or a terminal stop)"))
 			return
 		}
-		pctx, cancel := clockwork.WithTimeout(c.kaCtx, clock, interval)
+		pctx, cancel := context.WithTimeout(c.kaCtx, interval)
 		err := c.probe(pctx)
 		timedOut := pctx.Err() != nil && c.kaCtx.Err() == nil
 		cancel()
@@ -214,12 +215,4 @@ func (t *stdioTransport) kill() {
 	if t.conn != nil && !t.stopped {
 		procs.SignalGroup(t.inner.Command.Process.Pid, syscall.SIGKILL)
 	}
-}
-
-// clockOr is clock, or the real clock if nil.
-func clockOr(clock clockwork.Clock) clockwork.Clock {
-	if clock == nil {
-		return clockwork.NewRealClock()
-	}
-	return clock
 }
