@@ -85,36 +85,45 @@ func TestKeepAliveOffSendsNoProbe(t *testing.T) {
 	}
 }
 
-// A remote (Streamable HTTP) server whose answers stop: the probe times
-// out, the session is ended (no process to kill) and it reconnects through
-// the backoff to a fresh session.
+// A remote server (Streamable HTTP, SSE) whose answers stop: the probe
+// times out, the session is ended at once (no process to kill; its
+// requests are cut, so no DELETE waits on the hung server) and it
+// reconnects through the backoff to a fresh session.
 func TestKeepAliveReconnectsAnUnresponsiveRemote(t *testing.T) {
-	var mu sync.Mutex
-	var servers []*mcp.Server
-	getServer := func(*http.Request) *mcp.Server {
-		mu.Lock()
-		defer mu.Unlock()
-		servers = append(servers, exampleserver.NewServer(exampleserver.Options{FreezeTool: true}))
-		return servers[len(servers)-1]
-	}
-	web := httptest.NewServer(mcp.NewStreamableHTTPHandler(getServer, nil))
-	t.Cleanup(func() {
-		// After the runtime's shutdown (LIFO). The frozen session got no
-		// DELETE (its requests were cut): close it here, once it thawed.
-		web.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, srv := range servers {
-			for ss := range srv.Sessions() {
-				ss.Close()
+	for _, kind := range []string{config.TypeHTTP, config.TypeSSE} {
+		t.Run(kind, func(t *testing.T) {
+			var mu sync.Mutex
+			var servers []*mcp.Server
+			getServer := func(*http.Request) *mcp.Server {
+				mu.Lock()
+				defer mu.Unlock()
+				servers = append(servers, exampleserver.NewServer(exampleserver.Options{FreezeTool: true}))
+				return servers[len(servers)-1]
 			}
-		}
-	})
-	rt := start(t, keepAliveOptions(), config.Server{Name: "web", Type: config.TypeHTTP, URL: web.URL, Enabled: true})
-	rt.waitReady(t, "web")
-	sub := rt.subscribe(t, "web")
-	// In this process, so not for good: its held handlers must end.
-	mustCall(t, rt, "web__"+exampleserver.FreezeToolName, map[string]any{"ms": 3000})
-	awaitUnresponsive(t, rt, sub, "web", time.Now())
-	mustCall(t, rt, "web__echo", map[string]any{"text": "back"})
+			var h http.Handler = mcp.NewStreamableHTTPHandler(getServer, nil)
+			if kind == config.TypeSSE {
+				h = mcp.NewSSEHandler(getServer, nil)
+			}
+			web := httptest.NewServer(h)
+			t.Cleanup(func() {
+				// After the runtime's shutdown (LIFO). The frozen session
+				// got no DELETE (its requests were cut): close it here.
+				web.Close()
+				mu.Lock()
+				defer mu.Unlock()
+				for _, srv := range servers {
+					for ss := range srv.Sessions() {
+						ss.Close()
+					}
+				}
+			})
+			rt := start(t, keepAliveOptions(), config.Server{Name: "web", Type: kind, URL: web.URL, Enabled: true})
+			rt.waitReady(t, "web")
+			sub := rt.subscribe(t, "web")
+			// In this process, so not for good: its held handlers must end.
+			mustCall(t, rt, "web__"+exampleserver.FreezeToolName, map[string]any{"ms": 3000})
+			awaitUnresponsive(t, rt, sub, "web", time.Now())
+			mustCall(t, rt, "web__echo", map[string]any{"text": "back"})
+		})
+	}
 }

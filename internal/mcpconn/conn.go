@@ -193,6 +193,9 @@ func (c *Conn) Close() {
 		if c.endLife != nil {
 			c.endLife()
 		}
+		if c.cut != nil {
+			c.cut() // releases what a request left linked to it
+		}
 		closeIdle(c.httpConns)
 	})
 }
