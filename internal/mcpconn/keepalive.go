@@ -139,7 +139,6 @@ func (c *Conn) keepAlive(interval time.Duration) {
 // DELETE the hung server does not answer either (the SDK waits 5s).
 func (c *Conn) hung(why error) {
 	err := fmt.Errorf("%w: %w", tools.ErrUnresponsive, why)
-	c.logger.Warn("server unresponsive; ending its session", "reason", why.Error())
 	// The reason is set before anything ends, so that the session's loss
 	// and the calls in flight say it.
 	c.endWithFirst(err, func() {
