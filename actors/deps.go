@@ -48,6 +48,9 @@ type Deps struct {
 	// Grace is each of the two stop grace periods of a stdio server
 	// (Options.StopGrace, resolved).
 	Grace time.Duration
+	// KeepAlive is the interval between liveness probes of each ready
+	// session (Options.KeepAlive, resolved); 0: none.
+	KeepAlive time.Duration
 	// Restart is how a lost session is restarted (Options.Restart,
 	// resolved).
 	Restart RestartPolicy

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -36,6 +37,12 @@ const (
 	maxTimeout     = 4 // the management goroutine PATCHes timeouts up to this
 	grace          = 200 * time.Millisecond
 	maxBackoff     = time.Second
+	// keepAlive is short, so that a server left stopped is found (by its
+	// stopped state at a tick, or an unanswered probe) while the chaos
+	// runs; stoppedBound is how soon its process must be gone after the
+	// SIGSTOP: two intervals, the kill, plus slack for a loaded machine.
+	keepAlive    = 250 * time.Millisecond
+	stoppedBound = 2*keepAlive + 5*time.Second
 	// A call may take its timeout, plus a stop sequence if its session is
 	// being replaced, plus scheduling slack on a loaded machine.
 	callBound = maxTimeout*time.Second + 2*grace + 3*time.Second
@@ -67,7 +74,7 @@ func TestChaos(t *testing.T) {
 	testutil.WriteConfig(t, dir, list...)
 	before := goleak.IgnoreCurrent()
 	rt, err := runtime.Start(context.Background(), runtime.Options{
-		StateDir: dir, Debug: true, StopGrace: grace,
+		StateDir: dir, Debug: true, StopGrace: grace, KeepAlive: keepAlive,
 		Restart: runtime.RestartPolicy{Initial: 50 * time.Millisecond, Max: maxBackoff},
 		// Servers ask for sampling now and then (the ask tool), more at
 		// once than the default limits let through: the rebuild compares
@@ -80,12 +87,13 @@ func TestChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	rebuilt, fromEvents := watchEvents(rt), "not_compared"
-	var callsOK, callsFailed, hung, violations, killed atomic.Int64
+	detected := countUnresponsive(rt)
+	var callsOK, callsFailed, hung, violations, killed, leftStopped atomic.Int64
 	leakedProcesses, leakedGoroutines := -1, -1
 	// Whatever happens, one summary line, and nothing left running.
 	defer func() {
-		fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d status_from_events=%s\n",
-			killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load(), fromEvents)
+		fmt.Printf("chaos: kills=%d calls_ok=%d calls_failed=%d hung=%d leaked_processes=%d leaked_goroutines=%d violations=%d status_from_events=%s left_stopped=%d stopped_detected=%d\n",
+			killed.Load(), callsOK.Load(), callsFailed.Load(), hung.Load(), leakedProcesses, leakedGoroutines, violations.Load(), fromEvents, leftStopped.Load(), detected.n.Load())
 	}()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -182,6 +190,12 @@ func TestChaos(t *testing.T) {
 		}
 	})
 
+	// leftAlone holds the servers left stopped until their process is
+	// gone: neither management nor the killer touches them meanwhile, so
+	// that what ends them is the runtime's keepalive (a restart's stop
+	// sequence would kill them too).
+	var leftAlone sync.Map
+
 	// Management: random enable/disable/restart/PATCH, applied one at a
 	// time; what succeeded is what the file must hold.
 	wg.Go(func() {
@@ -193,6 +207,9 @@ func TestChaos(t *testing.T) {
 			case <-time.After(time.Duration(10+rand.IntN(40)) * time.Millisecond):
 			}
 			name := fmt.Sprintf("s%d", rand.IntN(servers))
+			if _, skip := leftAlone.Load(name); skip {
+				continue
+			}
 			switch rand.IntN(4) {
 			case 0:
 				on := !want.enabled[name]
@@ -225,6 +242,9 @@ func TestChaos(t *testing.T) {
 	for killed.Load() < int64(kills) && !t.Failed() {
 		time.Sleep(time.Duration(5+rand.IntN(25)) * time.Millisecond)
 		name := fmt.Sprintf("s%d", rand.IntN(servers))
+		if _, skip := leftAlone.Load(name); skip {
+			continue
+		}
 		st := statusOf(rt, name)
 		switch action := rand.IntN(8); {
 		case action < 6:
@@ -240,6 +260,25 @@ func TestChaos(t *testing.T) {
 			if syscall.Kill(st.PID, syscall.SIGKILL) == nil {
 				killed.Add(1)
 			}
+		case action == 7 && st.PID > 0 && rand.IntN(3) == 0:
+			// Left stopped, the whole group: only the runtime's keepalive
+			// ends it, by killing the group.
+			leftAlone.Store(name, true)
+			if syscall.Kill(-st.PID, syscall.SIGSTOP) != nil {
+				leftAlone.Delete(name)
+				break
+			}
+			killed.Add(1)
+			leftStopped.Add(1)
+			pid := st.PID
+			continued.Go(func() {
+				defer leftAlone.Delete(name)
+				if !testutil.Within(stoppedBound, func() bool { return !testutil.Alive(pid) }) {
+					violations.Add(1)
+					t.Errorf("%s's process %d still there %s after it was left stopped", name, pid, stoppedBound)
+					_ = syscall.Kill(-pid, syscall.SIGKILL)
+				}
+			})
 		case action == 7 && st.PID > 0:
 			if syscall.Kill(st.PID, syscall.SIGSTOP) == nil {
 				killed.Add(1)
@@ -297,6 +336,7 @@ func TestChaos(t *testing.T) {
 	if err := rt.Shutdown(ctx); err != nil {
 		t.Errorf("Shutdown: %v", err)
 	}
+	detected.finish(10 * time.Second)
 	if final, err := rebuilt.finish(rt, 10*time.Second); err != nil {
 		t.Error(err)
 	} else {
@@ -321,6 +361,45 @@ func TestChaos(t *testing.T) {
 	if callsOK.Load() == 0 {
 		t.Error("no call succeeded: the chaos never let the servers work")
 	}
+	if leftStopped.Load() > 0 && detected.n.Load() == 0 {
+		t.Errorf("%d servers were left stopped and no session was lost as unresponsive", leftStopped.Load())
+	}
+}
+
+// unresponsiveCount counts the sessions lost as unresponsive (the
+// keepalive's kill), from the events.
+type unresponsiveCount struct {
+	n    atomic.Int64
+	sub  *events.Subscription
+	done chan struct{}
+}
+
+func countUnresponsive(rt *runtime.Runtime) *unresponsiveCount {
+	c := &unresponsiveCount{sub: rt.Subscribe(events.SubscribeOptions{Buffer: 1 << 16}), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for {
+			e, err := c.sub.Next(context.Background())
+			if err != nil {
+				return
+			}
+			if lost, ok := e.(events.SessionLost); ok && strings.Contains(lost.Error, runtime.ErrUnresponsive.Error()) {
+				c.n.Add(1)
+			}
+		}
+	}()
+	return c
+}
+
+// finish waits, up to limit, for the events of a runtime shut down to be
+// counted (its bus ends the subscription after the last one), then stops.
+func (c *unresponsiveCount) finish(limit time.Duration) {
+	select {
+	case <-c.done:
+	case <-time.After(limit):
+	}
+	c.sub.Close()
+	<-c.done
 }
 
 func statusOf(rt *runtime.Runtime, name string) status.Server {

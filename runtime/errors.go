@@ -72,6 +72,13 @@ var (
 	// 64 KiB for a remote error answer); its session was ended and is
 	// restarted like any lost session.
 	ErrResponseTooLarge = tools.ErrResponseTooLarge
+	// ErrUnresponsive: the server stopped answering (Options.KeepAlive):
+	// a probe went unanswered for a whole interval, or its stdio process
+	// is stopped. Its process group was killed and its session is
+	// restarted like any lost session; it is the cause in the lost
+	// session's error, and a call that was in flight fails with
+	// ErrSessionClosed and this.
+	ErrUnresponsive = tools.ErrUnresponsive
 	// ErrUnknownPrompt: GetPrompt of a name no ready server registers.
 	ErrUnknownPrompt = prompts.ErrUnknownPrompt
 

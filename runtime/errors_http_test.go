@@ -38,6 +38,7 @@ func TestEverySentinelHasItsStatus(t *testing.T) {
 		"ErrSessionClosed":        {ErrSessionClosed, wrap(ErrSessionClosed), http.StatusBadGateway},
 		"ErrCallTimeout":          {ErrCallTimeout, wrap(ErrCallTimeout), http.StatusGatewayTimeout},
 		"ErrResponseTooLarge":     {ErrResponseTooLarge, wrap(ErrResponseTooLarge), http.StatusBadGateway},
+		"ErrUnresponsive":         {ErrUnresponsive, wrap(ErrUnresponsive), http.StatusGatewayTimeout},
 		"ErrUnknownPrompt":        {ErrUnknownPrompt, wrap(ErrUnknownPrompt), http.StatusNotFound},
 		"ErrInvalidConfig":        {ErrInvalidConfig, &config.FieldError{Server: "x", Field: "command", Message: "is required"}, http.StatusBadRequest},
 		"ErrConfigUnparsable":     {ErrConfigUnparsable, wrap(&config.ParseError{Path: "/p", Err: errors.New("bad")}), http.StatusConflict},

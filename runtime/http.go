@@ -200,7 +200,8 @@ func toAPIError(err error) *apiError {
 		status = http.StatusBadGateway
 	case errors.Is(err, tools.ErrNotReady), errors.Is(err, ErrServerDied):
 		status = http.StatusServiceUnavailable
-	case errors.Is(err, tools.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrProcessesLinger):
+	case errors.Is(err, tools.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrProcessesLinger),
+		errors.Is(err, tools.ErrUnresponsive):
 		status = http.StatusGatewayTimeout
 	case errors.Is(err, context.Canceled):
 		status = http.StatusServiceUnavailable

@@ -32,6 +32,16 @@ type Options struct {
 	// stdin before SIGTERM to its process group, and again before SIGKILL.
 	// Default 2s.
 	StopGrace time.Duration
+	// KeepAlive is how often each ready session is probed for life.
+	// Default (zero) 30s; negative: never. A server that stops answering
+	// (a probe unanswered for a whole interval, or, on Linux, a process
+	// of its stdio group in the stopped state at a tick) is declared lost
+	// within two intervals with ErrUnresponsive: its process group is
+	// killed and it recovers through Restart like a crashed server. A
+	// probe is ping, or server/discover on a 2026-07-28 session (which
+	// has no ping); it runs beside the calls and takes no slot of
+	// max_concurrent_calls, so a slow call is never taken for a hang.
+	KeepAlive time.Duration
 	// Restart is how a lost session is restarted: exponential backoff from
 	// 200ms, doubling, capped at 30s, ±20 % jitter, starting afresh after
 	// 60s of readiness (the zero value).
@@ -152,6 +162,7 @@ type Options struct {
 const (
 	defaultStopGrace    = 2 * time.Second
 	defaultLoginTimeout = 5 * time.Minute
+	defaultKeepAlive    = 30 * time.Second
 )
 
 // ErrInvalidOptions is what Start returns for Options it cannot run with;
@@ -165,6 +176,10 @@ func (o *Options) validate() error {
 	}
 	return nil
 }
+
+// keepAlive is the resolved probe interval: 0 when KeepAlive is negative
+// (off), for the layers below, where ≤ 0 means none.
+func (o *Options) keepAlive() time.Duration { return max(o.KeepAlive, 0) }
 
 // Root is one root offered to servers: a URI ("file:///home/me/project")
 // and an optional display name.
@@ -197,6 +212,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.StartupConcurrency == 0 {
 		o.StartupConcurrency = 1
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = defaultKeepAlive
 	}
 	o.Restart = o.Restart.WithDefaults()
 	if o.ClientName == "" {

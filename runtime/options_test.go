@@ -65,3 +65,15 @@ func TestModuleVersion(t *testing.T) {
 		t.Errorf("in a test binary: %q, want devel...", got)
 	}
 }
+
+// KeepAlive: zero is the default 30s; negative is off (no interval for the
+// layers below); a value of its own is kept.
+func TestKeepAliveDefaults(t *testing.T) {
+	for _, c := range []struct{ set, want time.Duration }{{0, 30 * time.Second}, {-1, 0}, {-time.Hour, 0}, {time.Second, time.Second}} {
+		o := Options{KeepAlive: c.set}
+		o.setDefaults()
+		if got := o.keepAlive(); got != c.want {
+			t.Errorf("KeepAlive %v: interval %v, want %v", c.set, got, c.want)
+		}
+	}
+}

@@ -48,6 +48,9 @@ const (
 	KindConnectFailed   = "connect_failed"
 	KindSessionLost     = "session_lost"
 	KindNeedsReauth     = "needs_reauth"
+	// KindUnresponsive: the session was ended because the server stopped
+	// answering (runtime.Options.KeepAlive); it restarts like a lost one.
+	KindUnresponsive = "unresponsive"
 )
 
 // Server is one server's status.

@@ -25,6 +25,12 @@ var (
 	// 64 KiB for a remote error answer); its session was ended and is
 	// restarted like any lost session.
 	ErrResponseTooLarge = errors.New("server answer too large")
+	// ErrUnresponsive: the server stopped answering (a keepalive probe
+	// went unanswered for a whole interval, or its process is stopped);
+	// its process group was killed, its session ended and it is restarted
+	// like any lost session. A call in flight then fails with
+	// ErrSessionClosed and this.
+	ErrUnresponsive = errors.New("server unresponsive")
 )
 
 // Executor runs one call of a remote tool. Args is anything that marshals

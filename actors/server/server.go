@@ -49,6 +49,7 @@ import (
 	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
 )
 
 // Props returns the props of the actor for cfg. respawn says the actor
@@ -212,8 +213,11 @@ func (a *Actor) Receive(c actor.Context) {
 			a.emit(events.SessionLost{Error: msg.Err.Error(), ExitStatus: msg.ExitStatus})
 			a.loginFailed(msg.Err)
 			kind := status.KindSessionLost
-			if errors.Is(msg.Err, oauthflow.ErrNeedsReauth) {
+			switch {
+			case errors.Is(msg.Err, oauthflow.ErrNeedsReauth):
 				kind = status.KindNeedsReauth
+			case errors.Is(msg.Err, tools.ErrUnresponsive):
+				kind = status.KindUnresponsive
 			}
 			a.lose(c, msg.Err, kind)
 		}

@@ -142,6 +142,7 @@ func (a *Actor) start(c actor.Context) {
 	opts.Tokens = a.deps.Tokens
 	opts.UserAction = a.user
 	opts.Procs = a.deps.Procs
+	opts.KeepAlive = a.deps.KeepAlive
 	opts.Emit = a.emit
 	opts.Login = a.loginFunc(c)
 	opts.RequestMark, opts.AllowPrivateOAuthHosts = a.deps.RequestMark, a.deps.AllowPrivateOAuthHosts

@@ -1,7 +1,7 @@
 // Command demo shows mcpvisor end to end with nothing to install.
 //
 //	demo                      the tour: runs its own example server through the runtime
-//	demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]]
+//	demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION]
 //	                          runs the runtime on DIR/mcp_servers.json and serves its management
 //	                          API on ADDR (default 127.0.0.1:7077) until SIGINT/SIGTERM; SIGHUP reloads
 //	demo serve [flags]        the example MCP server on stdio (what the tour connects to)
@@ -45,7 +45,7 @@ func run(args []string) int {
 const usage = `usage:
   demo                      the tour: start the runtime on an embedded config, show tools, calls,
                             prompts, resources, a list change and crash recovery
-  demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]]
+  demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION]
                             run the runtime on DIR/mcp_servers.json and serve its management API
                             on ADDR (default 127.0.0.1:7077) until SIGINT or SIGTERM; SIGHUP reloads
   demo serve [flags]        the example MCP server on stdio (demo serve -h for its flags)

@@ -38,6 +38,7 @@ func runServe(args []string) int {
 	startup := fs.Int("startup-concurrency", 1, "how many servers may connect at once during startup, turns in file order (runtime.Options.StartupConcurrency)")
 	toolSearch := fs.Bool("tool-search", false, "deferred tool mode: GET /api/mcp/tools/model is search_tools plus the pinned tools (runtime.Options.ToolSearch)")
 	pin := fs.String("pin", "", "comma-separated registry names or globs of the tools -tool-search hands the model beside search_tools")
+	keepAlive := fs.Duration("keepalive", 0, "probe each ready server every `interval` and restart one that stops answering (0: the default 30s; negative: off; runtime.Options.KeepAlive)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -58,7 +59,8 @@ func runServe(args []string) int {
 		level = slog.LevelDebug
 	}
 	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
-		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)}}
+		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
+		KeepAlive: *keepAlive}
 	return serveAPI(os.Stdout, newLogger(os.Stderr, level), opts, *listen)
 }
 

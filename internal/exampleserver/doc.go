@@ -94,6 +94,14 @@
 // requests), with refuse refuses every new one, with keep only counts,
 // and answers "ended N, open M, opened K".
 //
+// With [Options.FreezeTool] (demo serve -freeze-tool) the server also has
+// freeze {ms}: it answers "frozen", then holds every request (not the
+// notifications) for ms milliseconds, or for good without ms, while its
+// process keeps running, as a deadlocked server does; and probes {}: the
+// ping and server/discover requests received so far, as JSON
+// {"ping": N, "discover": M} (a 2026-07-28 session starts with one
+// server/discover of its own), for tests of a client's keepalive.
+//
 // # Who it is
 //
 // Its serverInfo has the name [Options.Name], the title [Title], the

@@ -35,6 +35,7 @@ const (
 //	-result-tools          register the result tools (structured results, audio, annotations, links)
 //	-icon-flood            register a tool and a prompt with too many icons, one quoting $ICON_TOKEN
 //	-sized-tools           register the sized tool, which answers with as many bytes as asked for
+//	-freeze-tool           register the freeze tool (a deadlock on demand) and the probes tool
 //	-protocol VERSION      speak only this protocol version
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
 //	-initialize-delay D    wait D (a duration: 100ms) before answering initialize
@@ -62,6 +63,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.ResultTools, "result-tools", false, "register the result tools: structured, structured_broken, structured_missing, structured_failing, remote_ref, audio and annotated")
 	fs.BoolVar(&opts.IconFlood, "icon-flood", false, "register the icons tool and prompt, with too many icons: a 1 MiB data: URI and a URL quoting $"+IconTokenEnv)
 	fs.BoolVar(&opts.SizedTools, "sized-tools", false, "register the sized tool, which answers with text, images, audio and structured content of the sizes asked for")
+	fs.BoolVar(&opts.FreezeTool, "freeze-tool", false, "register the freeze tool (after its call no request is answered) and the probes tool (counts ping and server/discover requests)")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
 	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
 	fs.DurationVar(&opts.InitializeDelay, "initialize-delay", 0, "wait `duration` before answering initialize (a server slow to start)")

@@ -64,6 +64,12 @@ type Options struct {
 	// image, audio and structured content of the sizes asked for (output
 	// caps). Off by default, like ChangeTool.
 	SizedTools bool
+	// FreezeTool registers the freeze tool, after whose call the server
+	// answers no request any more while its process keeps running (a
+	// deadlock), and the probes tool, which counts the ping and
+	// server/discover requests received (see [FreezeToolName]). Off by
+	// default, like ChangeTool.
+	FreezeTool bool
 	// Protocol, if set, is the only protocol version the server speaks
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).

@@ -44,6 +44,7 @@ type Conn struct {
 
 	httpConns *http.Transport    // a remote server's sockets, closed with the Conn
 	endLife   context.CancelFunc // ends a remote transport's streams
+	cut       func()             // fails a remote transport's requests, those in flight too
 	closeAuth func()             // stops an OAuth login's background refresh
 	goFn      func(func())       // runs work the owner waits for (Options.Go)
 	progress  *progressRouter    // per-call progress callbacks
@@ -64,6 +65,10 @@ type Conn struct {
 	closing  bool
 	nextCall uint64
 	inflight map[uint64]context.CancelFunc
+
+	kaCtx    context.Context // ends the keepalive (Close)
+	kaCancel context.CancelFunc
+	kaDone   chan struct{} // closed when the keepalive goroutine ended (or never ran)
 
 	done    chan struct{} // closed when the transport is gone
 	lostErr error         // why, readable after done
@@ -91,8 +96,16 @@ func (c *Conn) watch() {
 // Close waits for them, and a slow one would keep the ended session (and
 // its tools) around until it finished.
 func (c *Conn) endWith(err error) {
+	c.endWithFirst(err, func() {})
+}
+
+// endWithFirst is endWith running first, once the calls are cancelled and
+// before the session closes: what ends a transport that cannot end by
+// itself (a hung server's process, its requests).
+func (c *Conn) endWithFirst(err error, first func()) {
 	if c.cause.CompareAndSwap(nil, &err) {
 		c.endCalls(true)
+		first()
 		c.goFn(func() { c.cs.Close() })
 	}
 }
@@ -143,6 +156,7 @@ func (c *Conn) endCalls(cancel bool) {
 // group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
+		c.kaCancel() // no probe from now on; its request is cancelled
 		// No stream is reopened on a session that is closing.
 		c.listens.close()
 		c.reopen.stop()
@@ -174,9 +188,13 @@ func (c *Conn) Close() {
 			c.logger.Warn("session did not end after close; continuing")
 		}
 		c.reopen.wait()
+		<-c.kaDone // its probe was cancelled, and the session is gone
 		c.stderr.flush()
 		if c.endLife != nil {
 			c.endLife()
+		}
+		if c.cut != nil {
+			c.cut() // releases what a request left linked to it
 		}
 		closeIdle(c.httpConns)
 	})

@@ -54,6 +54,10 @@ type Options struct {
 	// an abandoned dial, a process being stopped). The owner waits for it
 	// at shutdown. Default: a plain goroutine.
 	Go func(func())
+	// KeepAlive is the interval between liveness probes of the ready
+	// session (see keepalive.go), on the real clock whatever Clock is;
+	// ≤ 0: none. The runtime passes its resolved Options.KeepAlive.
+	KeepAlive time.Duration
 	// Clock runs the dial's timeout_seconds deadline (which stops while a
 	// login waits). Default: the real clock; tests set a fake one.
 	Clock clockwork.Clock
@@ -198,9 +202,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport = rem.transport
 	}
 	var httpConns *http.Transport
-	closeAuth := func() {}
+	closeAuth, cut := func() {}, func() {}
 	if rem != nil {
-		httpConns, closeAuth = rem.conns, rem.closeAuth
+		httpConns, closeAuth, cut = rem.conns, rem.closeAuth, rem.cut
 	}
 	// A remote transport keeps the context it connected with for its
 	// streams (the SSE GET lives as long as the session): give it one that
@@ -226,12 +230,15 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	}
 	updates := newUpdateThrottle(opts.Clock, opts.Emit, wants)
 	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, srv.Name, opts.Emit, updates, logger, progress, scrub, tail))
+	client.AddSendingMiddleware(probeMiddleware)
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}
 	results := make(chan dialResult, 1)
 	opts.Go(func() {
-		cs, err := client.Connect(ctx, transport, nil)
+		// A pinned protocol_version is the version asked for; empty asks
+		// for the newest the SDK supports.
+		cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: srv.ProtocolVersion})
 		var list []*mcp.Tool
 		if err == nil {
 			list, err = listTools(ctx, cs)
@@ -262,7 +269,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			c := newConn(srv, opts, r, proc, stderr, scrub, logger)
 			c.progress = progress
 			c.logs = c.Capabilities().Logging != nil
-			c.tap, c.httpConns, c.endLife, c.closeAuth = tap, httpConns, endLife, closeAuth
+			c.tap, c.httpConns, c.endLife, c.closeAuth, c.cut = tap, httpConns, endLife, closeAuth, cut
 			c.listens, c.reopen, c.updates = listens, newReopener(r.cs, opts.Features.Subscriptions, logger, srv.Timeout()), updates
 			listens.attach(c.reopen.ended)
 			// After the dial, never inside it: a server slow to answer
@@ -276,6 +283,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 				c.endWith(err)
 			}
 			go c.watch()
+			c.startKeepAlive(opts.KeepAlive)
 			return c, nil
 		}
 		if r.err == nil { // it succeeded just as the dial was abandoned
@@ -310,8 +318,10 @@ func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport
 		limit:    newLimiter(srv.MaxConcurrentCalls),
 		inflight: map[uint64]context.CancelFunc{},
 		done:     make(chan struct{}),
+		kaDone:   make(chan struct{}),
 		goFn:     opts.Go,
 	}
+	c.kaCtx, c.kaCancel = context.WithCancel(context.Background())
 	return c
 }
 

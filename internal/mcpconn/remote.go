@@ -22,6 +22,7 @@ type remoteParts struct {
 	oauth     auth.OAuthHandler
 	oauthHTTP *http.Client // discovery, registration, tokens (see oauthTransport)
 	closeAuth func()       // stops a login's background refresh
+	cut       func()       // fails every request from now on (see cutTransport)
 }
 
 // remoteTransport returns the go-sdk transport of an http (Streamable
@@ -68,6 +69,7 @@ func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber
 			return nil, err
 		}
 	}
+	client.Transport, r.cut = newCutTransport(client.Transport)
 	switch srv.Type {
 	case config.TypeHTTP:
 		// Its subscription streams are POST responses (see listenTracker).

@@ -17,7 +17,7 @@ import (
 // chain may hold a secret (see redact.Scrubber.Error). An error this
 // package or its callers newly match must be added here.
 var keptCauses = append([]error{
-	tools.ErrUnknownTool, tools.ErrNotReady, tools.ErrSessionClosed, tools.ErrTimeout, tools.ErrResponseTooLarge,
+	tools.ErrUnknownTool, tools.ErrNotReady, tools.ErrSessionClosed, tools.ErrTimeout, tools.ErrResponseTooLarge, tools.ErrUnresponsive,
 	ErrCrossOrigin, ErrUnsupported,
 	mcp.ErrConnectionClosed, exec.ErrNotFound, fs.ErrNotExist,
 }, oauthflow.Sentinels()...) // the login's, context's and ErrPrivateOAuthHost

@@ -1,0 +1,62 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// A stdio server whose process is stopped (SIGSTOP) counts as hung at the
+// next tick, without waiting for a probe's interval; its group is killed
+// (SIGKILL ends a stopped process) and nothing is left. The worker behind
+// a wrapper counts as much as the leader.
+func TestKeepAliveSpotsAStoppedProcess(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		opts := freezeServer("")
+		if wrapped {
+			opts.Server.Command = []string{"/bin/sh", "-c", `"$0" serve; exit 0`, demoBin}
+		}
+		opts.KeepAlive = testInterval
+		c, err := testDial(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := -c.PID() // the group
+		if wrapped {
+			// Only the example server behind sh is stopped.
+			testutil.Eventually(t, 10*time.Second, "the wrapped server", func() bool {
+				for _, pid := range testutil.LiveInGroup(c.PID()) {
+					if pid != c.PID() {
+						target = pid
+						return true
+					}
+				}
+				return false
+			})
+		}
+		if err := syscall.Kill(target, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		stopped := time.Now()
+		select {
+		case <-c.Done():
+		case <-time.After(10 * time.Second):
+			syscall.Kill(target, syscall.SIGCONT)
+			t.Fatal("a stopped server was not declared lost")
+		}
+		if took := time.Since(stopped); took > testInterval+lostMargin {
+			t.Errorf("wrapped=%v: declared lost %v after SIGSTOP, want at the next tick (%v)", wrapped, took, testInterval)
+		}
+		if err := c.Err(); !errors.Is(err, tools.ErrUnresponsive) || !strings.Contains(err.Error(), "stopped") {
+			t.Errorf("wrapped=%v: Err = %v, want ErrUnresponsive saying the process is stopped", wrapped, err)
+		}
+		c.Close()
+		assertNoProcesses(t)
+	}
+}
