@@ -34,9 +34,11 @@ const (
 //	-fault-tools           register the fault tools huge and ask
 //	-result-tools          register the result tools (structured results, audio, annotations, links)
 //	-icon-flood            register a tool and a prompt with too many icons, one quoting $ICON_TOKEN
+//	-progress-tools        register progress, progress_silent and meta (progress reports, _meta echo)
 //	-protocol VERSION      speak only this protocol version
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
 //	-hang-initialize       never answer initialize
+//	-cold-start DURATION   write stderr lines, then wait DURATION before answering initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
 //	-garbage-stdout        write non-JSON lines to stdout, then exit 1
 //	-ignore-sigterm        ignore SIGTERM
@@ -58,9 +60,11 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.FaultTools, "fault-tools", false, "register the fault tools: huge (one answer of any size) and ask (floods the client with sampling or elicitation requests)")
 	fs.BoolVar(&opts.ResultTools, "result-tools", false, "register the result tools: structured, structured_broken, structured_missing, structured_failing, remote_ref, audio and annotated")
 	fs.BoolVar(&opts.IconFlood, "icon-flood", false, "register the icons tool and prompt, with too many icons: a 1 MiB data: URI and a URL quoting $"+IconTokenEnv)
+	fs.BoolVar(&opts.ProgressTools, "progress-tools", false, "register the progress tools: progress (reports every period_ms), progress_silent (reports, then silence) and meta (echoes _meta)")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
 	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
+	fs.DurationVar(&opts.ColdStart, "cold-start", 0, "write a burst of stderr lines, then wait `duration` before answering initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
 	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")
 	fs.BoolVar(&opts.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")

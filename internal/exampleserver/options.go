@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"time"
 )
 
 // DefaultName is the implementation name the server reports when
@@ -59,6 +60,10 @@ type Options struct {
 	// 1 MiB data: URI and one quoting an environment variable (see
 	// [IconFloodName]). Off by default, like ChangeTool.
 	IconFlood bool
+	// ProgressTools registers progress, progress_silent (progress reports,
+	// then silence) and meta (echoes the request's _meta). Off by default,
+	// like ChangeTool.
+	ProgressTools bool
 	// Protocol, if set, is the only protocol version the server speaks
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).
@@ -73,6 +78,11 @@ type Options struct {
 	// answering, so a client's initialize never completes. [NewServer]
 	// ignores it.
 	HangInitialize bool
+	// ColdStart, when positive, makes [Run] write [ColdStartLines] lines
+	// to Stderr (after [ReadyLine]) and then wait that long before it
+	// answers anything, initialize included: a cold `npx` start.
+	// [NewServer] ignores it.
+	ColdStart time.Duration
 	// ExitAfterCalls, when positive, makes [Run] return [ErrExitRequested]
 	// once that many tool calls have been answered (the answer is written
 	// first). [NewServer] ignores it.
