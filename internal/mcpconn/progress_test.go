@@ -122,8 +122,12 @@ func TestSilenceAfterProgressTimesOut(t *testing.T) {
 // an error naming it.
 func TestProgressForeverIsCutAtMaxCall(t *testing.T) {
 	c := dialProgress(t, 2)
+	// The test's own bound: a call that is never cut fails here instead of
+	// hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
 	start := time.Now()
-	_, err := c.CallTool(t.Context(), "progress", map[string]any{"period_ms": 200, "total_ms": 0})
+	_, err := c.CallTool(ctx, "progress", map[string]any{"period_ms": 200, "total_ms": 0})
 	took := time.Since(start)
 	if !errors.Is(err, tools.ErrTimeout) || !strings.Contains(err.Error(), "max_call_seconds") {
 		t.Fatalf("err = %v, want ErrTimeout naming max_call_seconds", err)
