@@ -437,7 +437,9 @@ func awaitChange(ctx context.Context, sub *events.Subscription) {
 		if err != nil {
 			return
 		}
-		if _, log := e.(events.ServerLog); !log {
+		switch e.(type) {
+		case events.ServerLog, events.StartingOutput: // a server's output, not a change
+		default:
 			return
 		}
 	}

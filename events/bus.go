@@ -34,7 +34,7 @@ type Options struct {
 	// events and gets one Dropped for them.
 	Buffer int
 	// History is how many lifecycle events (every type but ServerLog,
-	// RequestRefused and ResourceUpdated) the
+	// RequestRefused, ResourceUpdated and StartingOutput) the
 	// Bus keeps for subscribers that start from a sequence number;
 	// default DefaultHistory (1024).
 	History int
@@ -130,15 +130,16 @@ func (b *Bus) Tally(e Event) {
 }
 
 // inHistory reports whether e is a lifecycle event, kept in the history:
-// every type but the three a server can make as often as it likes (its
-// log lines, its refused requests, its resource updates), so that a
-// chatty server cannot push lifecycle events out of it. Each is bounded
-// at its source: log lines and refused requests by a rate limit, resource
-// updates by coalescing per URI (at most one per URI per 250 ms, see
-// mcpconn.UpdateInterval).
+// every type but the four a server can make as often as it likes (its
+// log lines, its refused requests, its resource updates, its stderr while
+// it starts), so that a chatty server cannot push lifecycle events out of
+// it. Each is bounded at its source: log lines and refused requests by a
+// rate limit, resource updates by coalescing per URI (at most one per URI
+// per 250 ms, see mcpconn.UpdateInterval), starting output to the newest
+// line at most every mcpconn.StartingInterval.
 func inHistory(e Event) bool {
 	switch e.(type) {
-	case ServerLog, RequestRefused, ResourceUpdated:
+	case ServerLog, RequestRefused, ResourceUpdated, StartingOutput:
 		return false
 	}
 	return true

@@ -244,14 +244,15 @@ func TestRequestRefusedStaysOutOfHistory(t *testing.T) {
 	empty(t, sub)
 }
 
-// A server flooding resource updates does not push lifecycle events out
-// of the history.
+// A server flooding resource updates or its stderr while it starts does
+// not push lifecycle events out of the history.
 func TestResourceUpdatedStaysOutOfHistory(t *testing.T) {
 	bus := NewBus(&Options{History: 4})
 	defer bus.Close()
 	bus.Emit(added("fs"))
 	for range 2000 {
 		bus.Emit(ResourceUpdated{Header: Header{Server: "chatty"}, URI: "demo://x"})
+		bus.Emit(StartingOutput{Header: Header{Server: "chatty"}, Line: "downloading"})
 	}
 	sub := bus.Subscribe(SubscribeOptions{From: 1})
 	defer sub.Close()

@@ -21,6 +21,7 @@
 //	RequestRefused                          a server's request a limit refused (not in history)
 //	ServerLog                               a server's log line (not in history)
 //	ResourceUpdated                         a subscribed resource changed (not in history)
+//	StartingOutput                          a starting server's last stderr line (not in history)
 //	Dropped                                 events a subscriber missed
 //
 // Each embeds a Header (Server, Time, Seq), has String() for a human and
@@ -62,7 +63,7 @@
 // Each subscription has a bounded buffer. One that falls behind misses
 // events and, once it has read what it holds, gets one Dropped{N} in their
 // place. The Bus keeps the last lifecycle events (not ServerLog, not
-// RequestRefused, not ResourceUpdated) so that a subscriber can start From a sequence number;
+// RequestRefused, not ResourceUpdated, not StartingOutput) so that a subscriber can start From a sequence number;
 // one that asks for more than is kept gets a Dropped first. A resumed
 // subscriber learns a server's count of refused requests from Status
 // (requests_refused), not from the history.

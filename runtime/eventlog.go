@@ -112,6 +112,8 @@ func (l *eventLog) log(e events.Event) {
 		})
 	case events.ResourceUpdated:
 		logger.Debug("resource updated", "uri", e.URI)
+	case events.StartingOutput:
+		// Its line is logged already, as the server's stderr.
 	case events.ServerLog:
 		if e.Level == events.LevelStderr {
 			logger.Info("server stderr", "line", e.Text)

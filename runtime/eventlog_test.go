@@ -16,13 +16,17 @@ import (
 	"github.com/openprogram/mcpvisor/status"
 )
 
-// nextEvent returns the next event of sub that is not a server log line,
+// nextEvent returns the next event of sub that is not a server log line
+// (nor a starting server's stderr, which a slow start under load makes),
 // failing the test when none comes within the deadline.
 func nextEvent(t *testing.T, sub *events.Subscription, deadline time.Time) events.Event {
 	t.Helper()
 	return testutil.AwaitEvent(t, sub, time.Until(deadline), "the next lifecycle event", func(e events.Event) bool {
-		_, log := e.(events.ServerLog)
-		return !log
+		switch e.(type) {
+		case events.ServerLog, events.StartingOutput:
+			return false
+		}
+		return true
 	})
 }
 

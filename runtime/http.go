@@ -55,7 +55,8 @@ const maxBodyBytes = 1 << 20
 // 415 without that Content-Type, 400 without the object.
 //
 // Every answer has a write deadline sized to its route (30 s; a tool call
-// or prompt get its server's timeout_seconds plus 30 s), set through
+// its server's max_call_seconds plus 30 s; a prompt get its server's
+// timeout_seconds plus 30 s), set through
 // http.ResponseController; the event stream is the exception, with a
 // deadline per frame (see http_events.go); a host mounting Handler on its own server sets
 // the connection timeouts (ReadHeaderTimeout, ReadTimeout, IdleTimeout).

@@ -15,8 +15,11 @@ import (
 // longer be written is not worth waiting for):
 //
 //   - routeTimeout (30 s) for reads and quick writes;
-//   - a tool call or prompt get: its server's timeout_seconds plus
-//     routeMargin, as the server may take all of it;
+//   - a tool call: its server's max_call_seconds plus routeMargin, as a
+//     call whose progress keeps restarting its timeout_seconds may run
+//     that long;
+//   - a prompt get: its server's timeout_seconds plus routeMargin, as the
+//     server may take all of it;
 //   - a change that restarts a server (PATCH, restart, DELETE, reload):
 //     the longest timeout_seconds there can be (config.MaxTimeoutSeconds,
 //     as a PATCH may raise it) plus routeMargin; a DELETE also waits for
@@ -65,11 +68,13 @@ func restarting(*http.Request) time.Duration {
 	return config.MaxTimeoutSeconds*time.Second + routeMargin
 }
 
-// toolBudget is the budget of a tool call: its server's timeout_seconds
+// toolBudget is the budget of a tool call: its server's max_call_seconds
 // plus the margin (an unknown tool answers at once).
 func (r *Runtime) toolBudget(req *http.Request) time.Duration {
 	if t, ok := r.registry.Get(req.PathValue("name")); ok {
-		return r.serverBudget(t.Server)
+		if srv, ok := r.config.Load().Get(t.Server); ok {
+			return max(srv.MaxCallDuration()+routeMargin, routeTimeout)
+		}
 	}
 	return routeTimeout
 }

@@ -21,11 +21,13 @@ func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error { d.write = t; re
 
 // TestHTTPRouteDeadlines: each route sets a write deadline sized to what it
 // may wait for: 30 s for reads, a tool call its server's
-// timeout_seconds plus 30 s, a change that may restart a server the
+// max_call_seconds plus 30 s (progress may keep it running that long), a
+// prompt get its server's timeout_seconds plus 30 s, a change that may restart a server the
 // longest timeout_seconds there can be plus 30 s.
 func TestHTTPRouteDeadlines(t *testing.T) {
 	srv := exampleServer("ex")
 	srv.TimeoutSeconds = 7
+	srv.MaxCallSeconds = 20
 	rt := start(t, Options{}, srv)
 	rt.waitReady(t, "ex")
 	h := rt.Handler()
@@ -35,7 +37,7 @@ func TestHTTPRouteDeadlines(t *testing.T) {
 	}{
 		{"GET", "/api/mcp/servers", "", routeTimeout},
 		{"GET", "/healthz", "", routeTimeout},
-		{"POST", "/api/mcp/tools/ex__echo/call", `{"arguments": {"text": "x"}}`, 7*time.Second + routeMargin},
+		{"POST", "/api/mcp/tools/ex__echo/call", `{"arguments": {"text": "x"}}`, 20*time.Second + routeMargin},
 		{"POST", "/api/mcp/tools/nope__x/call", `{}`, routeTimeout},
 		{"POST", "/api/mcp/prompts/ex__greet/get", `{"arguments": {"name": "Ada"}}`, 7*time.Second + routeMargin},
 		{"POST", "/api/mcp/servers/ex/restart", `{}`, config.MaxTimeoutSeconds*time.Second + routeMargin},

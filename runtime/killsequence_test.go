@@ -196,7 +196,7 @@ func TestSIGKILLEventSequenceSSE(t *testing.T) {
 		for {
 			f := c.read(t, 1)[0]
 			switch f.typ {
-			case events.TypeServerLog:
+			case events.TypeServerLog, events.TypeStartingOutput:
 				continue
 			case events.TypeDropped:
 				t.Fatalf("the stream dropped events: %s", f.raw)

@@ -40,6 +40,7 @@ type ServerEntry struct {
 	NextRetryAt        *time.Time   `json:"next_retry_at,omitempty"`
 	PID                int          `json:"pid,omitempty"`
 	AuthorizeURL       string       `json:"authorize_url,omitempty"`
+	StartingDetail     string       `json:"starting_detail,omitempty"` // as in status.Server
 	Command            []string     `json:"command,omitempty"`
 	URL                string       `json:"url,omitempty"`
 	TimeoutSeconds     int          `json:"timeout_seconds"`
@@ -106,7 +107,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 		Name: view.Name, Type: view.Type, Enabled: view.Enabled,
 		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
 		ToolCount: st.ToolCount, ToolsFiltered: st.ToolsFiltered, PromptCount: st.PromptCount, Restarts: st.Restarts, RequestsRefused: st.RequestsRefused, Since: st.Since, PID: st.PID,
-		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL,
+		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL, StartingDetail: st.StartingDetail,
 		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,
 		ConnectTimeoutSeconds: view.ConnectTimeoutSeconds, MaxCallSeconds: view.MaxCallSeconds,

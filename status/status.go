@@ -80,6 +80,10 @@ type Server struct {
 	// RequestsRefused counts the server's sampling and elicitation
 	// requests refused for going over a limit (runtime.ServerRequestLimits).
 	RequestsRefused int `json:"requests_refused"`
+	// StartingDetail is the last stderr line of a server still starting
+	// whose process is alive but has not answered initialize yet (an
+	// `npx` download): what it is doing, in state starting only.
+	StartingDetail string `json:"starting_detail,omitempty"`
 	// StderrTail is the server's last stderr lines, oldest first, with known
 	// secrets removed.
 	StderrTail []string `json:"stderr_tail,omitempty"`
@@ -123,6 +127,9 @@ type Server struct {
 //   - Instructions from InstructionsChanged; one that says what the
 //     board shows already (a reconnect with the same text) is no news:
 //     Apply returns nil;
+//   - StartingDetail from StartingOutput, taken only in state starting
+//     (in any other state the event is no news: Apply returns nil) and
+//     cleared by every move;
 //   - StderrTail is read live, when the status is, from the tail lookup
 //     the Board was made with.
 type Board struct {
@@ -146,7 +153,8 @@ func NewBoard(tails func(name string) []string) *Board {
 // Status() says. A StateChanged identical to what the board shows (state,
 // error, error kind and next retry) is no news: Apply returns nil and the
 // Bus drops it; so is an InstructionsChanged whose text the board shows
-// already. Other events are returned as they are.
+// already, and a StartingOutput of a server not starting. Other events
+// are returned as they are.
 func (b *Board) Apply(e events.Event) events.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -193,6 +201,11 @@ func (b *Board) Apply(e events.Event) events.Event {
 		if e.Method != "" { // not a count of refusals held back
 			s.RequestsRefused++
 		}
+	case events.StartingOutput:
+		if s.State != Starting {
+			return nil // the connect ended: its last words are stale
+		}
+		s.StartingDetail = e.Line
 	}
 	return e
 }
@@ -224,6 +237,7 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 		s.Since = e.Time
 	}
 	s.State, s.Ready = to, to == Ready
+	s.StartingDetail = ""
 	s.Error, s.ErrorKind = e.Error, e.ErrorKind
 	if e.Error != "" && to != Starting {
 		s.LastError = e.Error

@@ -313,3 +313,34 @@ func TestRestartsRule(t *testing.T) {
 		t.Errorf("restarts = %d, want 4 (from ready, backoff, failed, needs_auth)", s.Restarts)
 	}
 }
+
+// StartingDetail comes from StartingOutput while starting only, and every
+// move clears it; a StartingOutput of a server not starting is no news.
+func TestStartingDetail(t *testing.T) {
+	f := newFeed(nil)
+	f.apply(events.ServerAdded{Header: hdr("npx")})
+	f.apply(state("npx", "starting"))
+	out := events.StartingOutput{Header: hdr("npx"), Line: "npm: fetching 3/20"}
+	if e := f.apply(out); e == nil {
+		t.Fatal("the board dropped a starting server's output")
+	}
+	if st, _ := f.b.Get("npx"); st.StartingDetail != "npm: fetching 3/20" {
+		t.Fatalf("starting detail %q", st.StartingDetail)
+	}
+	f.apply(state("npx", "ready"))
+	if st, _ := f.b.Get("npx"); st.StartingDetail != "" {
+		t.Fatalf("ready with starting detail %q", st.StartingDetail)
+	}
+	if e := f.apply(out); e != nil {
+		t.Fatalf("a ready server's late starting output was news: %v", e)
+	}
+	if st, _ := f.b.Get("npx"); st.StartingDetail != "" {
+		t.Fatalf("a late starting output set the detail of a ready server: %q", st.StartingDetail)
+	}
+	f.apply(state("npx", "starting"))
+	f.apply(out)
+	f.apply(events.StateChanged{Header: hdr("npx"), To: "backoff", Error: "no answer"})
+	if st, _ := f.b.Get("npx"); st.StartingDetail != "" {
+		t.Fatalf("backoff with starting detail %q", st.StartingDetail)
+	}
+}

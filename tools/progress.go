@@ -14,8 +14,9 @@ type Progress struct {
 type progressKey struct{}
 
 // WithProgress returns a context whose tool calls report their progress to
-// f. The server is asked for progress only when a call's context carries a
-// callback. f runs on the connection's goroutine: it must return quickly,
+// f. Every call asks its server for progress (each carries a progress
+// token of its own, and each report restarts its timeout); f only says
+// whether the host sees the reports. f runs on the connection's goroutine: it must return quickly,
 // and be safe to call from several goroutines. It may still be called for
 // up to a quarter of a second after the call returned: the server's last
 // reports can travel just behind its result.

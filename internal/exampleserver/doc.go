@@ -66,6 +66,17 @@
 // blocks ([SizedAudioMIMEType]) of zero bytes of the sizes given, and
 // structured content {"pad":"xx…"} of about structured_bytes bytes.
 //
+// With [Options.ProgressTools] (demo serve -progress-tools) it also has
+//
+//   - progress {period_ms, total_ms}: sends a progress report ("step n")
+//     every period_ms, for total_ms (0: until cancelled), then answers
+//     "sent <n> progress reports";
+//   - progress_silent {reports, period_ms}: sends reports progress reports
+//     period_ms apart, then goes silent until cancelled;
+//   - meta {}: returns the request's _meta as JSON (null when none).
+//
+// Progress is reported only for a request that carries a progressToken.
+//
 // # Prompts and resources
 //
 //   - prompt greet {name, style}: one user message, "Please greet <name>."

@@ -36,11 +36,13 @@ const (
 //	-icon-flood            register a tool and a prompt with too many icons, one quoting $ICON_TOKEN
 //	-sized-tools           register the sized tool, which answers with as many bytes as asked for
 //	-freeze-tool           register the freeze tool (a deadlock on demand) and the probes tool
+//	-progress-tools        register progress, progress_silent and meta (progress reports, _meta echo)
 //	-protocol VERSION      speak only this protocol version
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
 //	-initialize-delay D    wait D (a duration: 100ms) before answering initialize
 //	-initialize-dir DIR    record initialize in DIR/initialize.log with how many were in flight
 //	-hang-initialize       never answer initialize
+//	-cold-start DURATION   write stderr lines, then wait DURATION before answering initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
 //	-garbage-stdout        write non-JSON lines to stdout, then exit 1
 //	-ignore-sigterm        ignore SIGTERM
@@ -64,11 +66,13 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.IconFlood, "icon-flood", false, "register the icons tool and prompt, with too many icons: a 1 MiB data: URI and a URL quoting $"+IconTokenEnv)
 	fs.BoolVar(&opts.SizedTools, "sized-tools", false, "register the sized tool, which answers with text, images, audio and structured content of the sizes asked for")
 	fs.BoolVar(&opts.FreezeTool, "freeze-tool", false, "register the freeze tool (after its call no request is answered) and the probes tool (counts ping and server/discover requests)")
+	fs.BoolVar(&opts.ProgressTools, "progress-tools", false, "register the progress tools: progress (reports every period_ms), progress_silent (reports, then silence) and meta (echoes _meta)")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
 	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
 	fs.DurationVar(&opts.InitializeDelay, "initialize-delay", 0, "wait `duration` before answering initialize (a server slow to start)")
 	fs.StringVar(&opts.InitializeDir, "initialize-dir", "", "record initialize in `dir`/"+InitializeLog+" with how many servers sharing dir were in theirs")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
+	fs.DurationVar(&opts.ColdStart, "cold-start", 0, "write a burst of stderr lines, then wait `duration` before answering initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
 	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")
 	fs.BoolVar(&opts.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")

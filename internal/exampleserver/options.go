@@ -70,6 +70,10 @@ type Options struct {
 	// server/discover requests received (see [FreezeToolName]). Off by
 	// default, like ChangeTool.
 	FreezeTool bool
+	// ProgressTools registers progress, progress_silent (progress reports,
+	// then silence) and meta (echoes the request's _meta). Off by default,
+	// like ChangeTool.
+	ProgressTools bool
 	// Protocol, if set, is the only protocol version the server speaks
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).
@@ -93,6 +97,11 @@ type Options struct {
 	// answering, so a client's initialize never completes. [NewServer]
 	// ignores it.
 	HangInitialize bool
+	// ColdStart, when positive, makes [Run] write [ColdStartLines] lines
+	// to Stderr (after [ReadyLine]) and then wait that long before it
+	// answers anything, initialize included: a cold `npx` start.
+	// [NewServer] ignores it.
+	ColdStart time.Duration
 	// ExitAfterCalls, when positive, makes [Run] return [ErrExitRequested]
 	// once that many tool calls have been answered (the answer is written
 	// first). [NewServer] ignores it.

@@ -75,6 +75,11 @@ func serve(ctx context.Context, opts Options, stderr *lockedWriter, in io.ReadCl
 	// Announcing before Connect keeps the ready line first on stderr: input
 	// sent after it waits in the stream until the session reads it.
 	announceReady(stderr)
+	if opts.ColdStart > 0 {
+		if err := coldStart(ctx, stderr, opts.ColdStart); err != nil {
+			return errors.Join(err, in.Close(), out.Close())
+		}
+	}
 	ss, err := srv.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: futureWriter{out}}, nil)
 	if err != nil {
 		return errors.Join(fmt.Errorf("connecting: %w", err), in.Close(), out.Close())

@@ -14,7 +14,7 @@ const version = "0.1.0"
 const instructions = "Example server for mcpvisor demos and tests. " +
 	"Tools: echo, add, sleep, fail, image, resource, env, stderr, future, schema, described, consult " +
 	"(and, when enabled, change; update, end_subscriptions; structured, structured_broken, structured_missing, structured_failing, " +
-	"remote_ref, audio, annotated; icons, also a prompt; sized; freeze, probes). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
+	"remote_ref, audio, annotated; icons, also a prompt; sized; freeze, probes; progress, progress_silent, meta). Prompt: greet. Resources: demo://readme, demo://notes/{id} " +
 	"(subscribable; update changes a note). Completions: greet's arguments and the note id. " +
 	"To clients that render MCP Apps also: tools app and app_refresh (for the app only), resource ui://demo/app."
 
@@ -23,7 +23,7 @@ const instructions = "Example server for mcpvisor demos and tests. " +
 // and benchmarks).
 //
 // Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools,
-// ResultTools, IconFlood, SizedTools, FreezeTool, Protocol, InstructionsFile, PanicOnTool and Stderr apply
+// ResultTools, IconFlood, SizedTools, FreezeTool, ProgressTools, Protocol, InstructionsFile, PanicOnTool and Stderr apply
 // here; the others concern the process or the
 // stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
@@ -59,6 +59,9 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	}
 	if opts.FreezeTool {
 		addFreezeTools(srv)
+	}
+	if opts.ProgressTools {
+		addProgressTools(srv)
 	}
 	addPrompts(srv)
 	if opts.IconFlood {

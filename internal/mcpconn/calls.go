@@ -12,24 +12,27 @@ import (
 )
 
 // CallTool calls a tool by its original name on this session, bounded by
-// the server's timeout and by Close. Calls run concurrently; with
-// max_concurrent_calls set, a call beyond the limit waits for a slot, and
-// that wait counts towards the timeout (see limiter.acquire). Cancelling
-// ctx returns at once; the server gets notifications/cancelled.
+// the server's timeout and by Close. Every call carries a progress token
+// of its own: each progress report the server sends for it restarts its
+// timeout_seconds, up to max_call_seconds from its start, and reaches the
+// callback of ctx (tools.WithProgress) if it has one. Calls run
+// concurrently; with max_concurrent_calls set, a call beyond the limit
+// waits for a slot, and that wait counts towards the timeout (see
+// limiter.acquire). Cancelling ctx returns at once; the server gets
+// notifications/cancelled.
 func (c *Conn) CallTool(ctx context.Context, name string, args any) (res *mcp.CallToolResult, err error) {
-	err = c.do(ctx, op{verb: "calling", arg: name}, func(callCtx context.Context) error {
-		// A fresh params value per call: the SDK writes into it.
-		params := &mcp.CallToolParams{Name: name, Arguments: args}
+	reqCtx, dl := startDeadline(ctx, c.clock, c.timeout, c.maxCall)
+	token, done := c.progress.register(tools.ProgressFrom(ctx), dl)
+	defer done()
+	err = c.run(ctx, reqCtx, dl, op{verb: "calling", arg: name}, func(callCtx context.Context) error {
+		// A fresh params value and Meta per call: the SDK writes into them.
+		params := &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{}}
 		if c.logs {
 			// From protocol 2026-07-28 on, a server takes the log level of
 			// what it logs during a request from the request itself.
-			params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: serverLogLevel}
+			params.Meta[mcp.MetaKeyLogLevel] = serverLogLevel
 		}
-		if f := tools.ProgressFrom(ctx); f != nil && c.progress != nil {
-			token, done := c.progress.register(f)
-			defer done()
-			params.SetProgressToken(token)
-		}
+		params.SetProgressToken(token)
 		res, err = c.cs.CallTool(callCtx, params)
 		return err
 	})
@@ -57,9 +60,15 @@ func (o op) String() string {
 // why in the caller's terms and is scrubbed where it may carry the
 // server's words.
 func (c *Conn) do(ctx context.Context, what op, f func(ctx context.Context) error) error {
-	reqCtx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	id, ok := c.track(cancel)
+	reqCtx, dl := startDeadline(ctx, c.clock, c.timeout, c.timeout)
+	return c.run(ctx, reqCtx, dl, what, f)
+}
+
+// run is do for a request whose deadline dl (of context reqCtx, within
+// ctx) is already running; it stops dl.
+func (c *Conn) run(ctx, reqCtx context.Context, dl *requestDeadline, what op, f func(ctx context.Context) error) error {
+	defer dl.stop()
+	id, ok := c.track(dl)
 	if !ok {
 		return fmt.Errorf("%s on %q: %w", what, c.name, tools.ErrSessionClosed)
 	}
@@ -84,7 +93,7 @@ func (c *Conn) do(ctx context.Context, what op, f func(ctx context.Context) erro
 		}
 		return fmt.Errorf("%s on %q: %w", what, c.name, tools.ErrSessionClosed)
 	case reqCtx.Err() != nil:
-		return fmt.Errorf("%s on %q: %w after %s (timeout_seconds)", what, c.name, tools.ErrTimeout, c.timeout)
+		return c.timeoutError(what, context.Cause(reqCtx), dl)
 	case c.cause.Load() != nil:
 		// Ended from here (an answer over its bound, a refused refresh):
 		// that is the reason, which the SDK's text may have flattened.
@@ -107,15 +116,29 @@ func (c *Conn) queueError(ctx context.Context, what op, closing bool, err error)
 		what, c.name, tools.ErrTimeout, c.timeout, c.limit.limit())
 }
 
+// timeoutError is run's error for a request its deadline ended (cause
+// from its context): it names the limit that ended it.
+func (c *Conn) timeoutError(what op, cause error, dl *requestDeadline) error {
+	switch {
+	case errors.Is(cause, errMaxCall):
+		return fmt.Errorf("%s on %q: %w: still running after %s (max_call_seconds), though its progress reports kept restarting timeout_seconds",
+			what, c.name, tools.ErrTimeout, c.maxCall)
+	case dl.hadProgress():
+		return fmt.Errorf("%s on %q: %w: no answer and no progress for %s (timeout_seconds) since its last progress report",
+			what, c.name, tools.ErrTimeout, c.timeout)
+	}
+	return fmt.Errorf("%s on %q: %w after %s (timeout_seconds)", what, c.name, tools.ErrTimeout, c.timeout)
+}
+
 // track registers a running request; false once Close began.
-func (c *Conn) track(cancel context.CancelFunc) (uint64, bool) {
+func (c *Conn) track(dl *requestDeadline) (uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing {
 		return 0, false
 	}
 	c.nextCall++
-	c.inflight[c.nextCall] = cancel
+	c.inflight[c.nextCall] = dl
 	return c.nextCall, true
 }
 

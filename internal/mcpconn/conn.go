@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/adapter"
@@ -30,7 +31,9 @@ var ErrUnsupported = errors.New("not supported yet")
 // times and concurrently.
 type Conn struct {
 	name    string
-	timeout time.Duration
+	timeout time.Duration   // timeout_seconds: of a request, and of a call between progress reports
+	maxCall time.Duration   // max_call_seconds: of a call that progress keeps alive
+	clock   clockwork.Clock // runs the requests' deadlines
 	grace   time.Duration
 	logger  *slog.Logger
 	scrub   *redact.Scrubber
@@ -57,14 +60,14 @@ type Conn struct {
 	// here (a refused token refresh) and becomes Err.
 	cause atomic.Pointer[error]
 
-	// inflight holds the cancel func of every running call. Close cancels
+	// inflight holds the deadline of every running call. Close stops
 	// them all, so that no call keeps the session (and Close) waiting for
 	// a reply that may never come. A map under a mutex costs no allocation
 	// per call, unlike context.AfterFunc.
 	mu       sync.Mutex
 	closing  bool
 	nextCall uint64
-	inflight map[uint64]context.CancelFunc
+	inflight map[uint64]*requestDeadline
 
 	kaCtx    context.Context // ends the keepalive (Close)
 	kaCancel context.CancelFunc
@@ -144,8 +147,8 @@ func (c *Conn) endCalls(cancel bool) {
 	defer c.mu.Unlock()
 	c.closing = true
 	if cancel {
-		for _, cancel := range c.inflight {
-			cancel()
+		for _, dl := range c.inflight {
+			dl.stop()
 		}
 	}
 }

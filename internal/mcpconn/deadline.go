@@ -8,7 +8,7 @@ import (
 	"github.com/jonboulle/clockwork"
 )
 
-// dialDeadline is the timeout_seconds limit of a dial, which does not run
+// dialDeadline is the connect_timeout_seconds limit of a dial, which does not run
 // while a login waits for the user: an OAuth consent takes as long as a
 // person takes, and has its own limit (the callback actor's). The context
 // ends with cause context.DeadlineExceeded when the limit is reached.

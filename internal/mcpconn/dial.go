@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,8 +59,11 @@ type Options struct {
 	// session (see keepalive.go), on the real clock whatever Clock is;
 	// ≤ 0: none. The runtime passes its resolved Options.KeepAlive.
 	KeepAlive time.Duration
-	// Clock runs the dial's timeout_seconds deadline (which stops while a
-	// login waits). Default: the real clock; tests set a fake one.
+	// Clock runs the dial's connect_timeout_seconds deadline (which stops
+	// while a login waits) and the throttle of its starting output. Default:
+	// the real clock; tests set a fake one. The requests of the session
+	// (timeout_seconds, restarted by a call's progress up to
+	// max_call_seconds) run on real time.
 	Clock clockwork.Clock
 	// Features are the client features the host offers (sampling,
 	// elicitation, roots) and the hook for list changes. The client
@@ -108,7 +112,7 @@ var (
 )
 
 // Dial starts the server, initializes the session and lists its tools, all
-// within the server's timeout_seconds. It returns as soon as that limit or
+// within the server's connect_timeout_seconds (Server.ConnectTimeout). It returns as soon as that limit or
 // ctx ends, without waiting for a stubborn process to die: the cleanup runs
 // through opts.Go, and leaves no process behind.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
@@ -127,6 +131,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if opts.Emit == nil {
 		opts.Emit = func(events.Event) {}
 	}
+	if opts.Clock == nil {
+		opts.Clock = clockwork.NewRealClock()
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -142,6 +149,10 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	opts.Logger = logger
 	tailMark := tail.mark()
 	stderr := newStderrWriter(logger, opts.Emit, srv.Name, tail, scrub)
+	// What the server prints until it is connected is its status detail
+	// (an npx download says what it fetches).
+	stderr.startConnect(newStartingOutput(opts.Clock, opts.Emit, srv.Name))
+	defer stderr.endConnect()
 	listens := newListenTracker()
 	var (
 		proc      *stdioTransport
@@ -150,7 +161,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		transport mcp.Transport = opts.Transport
 	)
 	owner := ctx // ends when the connection's owner stops
-	ctx, deadline, cancel := withDialDeadline(ctx, opts.Clock, srv.Timeout())
+	ctx, deadline, cancel := withDialDeadline(ctx, opts.Clock, srv.ConnectTimeout())
 	defer cancel()
 	var (
 		live   atomic.Pointer[Conn]
@@ -306,8 +317,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 
 func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport, stderr *stderrWriter, scrub *redact.Scrubber, logger *slog.Logger) *Conn {
 	c := &Conn{
-		name:     srv.Name,
-		timeout:  srv.Timeout(),
+		name:    srv.Name,
+		timeout: srv.Timeout(),
+		maxCall: srv.MaxCallDuration(),
+		// Requests run on real time, as they always did: the owner's clock
+		// is for lifecycle timers, and a test that holds it still must not
+		// hold every request of a live session with it.
+		clock:    clockwork.NewRealClock(),
 		grace:    opts.Grace,
 		logger:   logger,
 		scrub:    scrub,
@@ -316,7 +332,7 @@ func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport
 		stderr:   stderr,
 		tools:    r.tools,
 		limit:    newLimiter(srv.MaxConcurrentCalls),
-		inflight: map[uint64]context.CancelFunc{},
+		inflight: map[uint64]*requestDeadline{},
 		done:     make(chan struct{}),
 		kaDone:   make(chan struct{}),
 		goFn:     opts.Go,
@@ -344,6 +360,17 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 	return out, nil
 }
 
+// connectLimit names the bound of a connect in its error:
+// "connect_timeout_seconds=120", or, when the entry leaves it out,
+// "connect_timeout_seconds=30 (timeout_seconds)".
+func connectLimit(srv config.Server) string {
+	s := "connect_timeout_seconds=" + strconv.Itoa(int(srv.ConnectTimeout()/time.Second))
+	if srv.ConnectTimeoutSeconds <= 0 {
+		s += " (timeout_seconds)"
+	}
+	return s
+}
+
 // dialError makes a failed dial readable: a timeout says which limit it hit
 // (and stays errors.Is context.DeadlineExceeded whatever the SDK reported),
 // garbage on stdout is named as such, and a process that died says what it
@@ -352,9 +379,9 @@ func dialError(ctx context.Context, srv config.Server, err error, tail *Tail, ta
 	switch {
 	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within timeout_seconds=%d: %w", int(srv.Timeout()/time.Second), err)
+			err = fmt.Errorf("no answer within %s: %w", connectLimit(srv), err)
 		} else {
-			err = fmt.Errorf("no answer within timeout_seconds=%d: %w (%w)", int(srv.Timeout()/time.Second), context.DeadlineExceeded, err)
+			err = fmt.Errorf("no answer within %s: %w (%w)", connectLimit(srv), context.DeadlineExceeded, err)
 		}
 	case strings.Contains(err.Error(), "invalid character"):
 		// The SDK flattens the JSON syntax error into text.

@@ -4,10 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -168,57 +164,5 @@ func enableServerLogs(ctx context.Context, cs *mcp.ClientSession, logger *slog.L
 	}
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: serverLogLevel}); err != nil {
 		logger.Debug("the server refused a log level", "error", err)
-	}
-}
-
-// progressRouter hands progress notifications to the callback of the call
-// whose progress token they carry.
-type progressRouter struct {
-	next  atomic.Uint64
-	mu    sync.Mutex
-	calls map[string]func(tools.Progress)
-}
-
-// register gives a call with a progress callback its token.
-func (r *progressRouter) register(f func(tools.Progress)) (token string, done func()) {
-	token = "mcpvisor-" + strconv.FormatUint(r.next.Add(1), 10)
-	r.mu.Lock()
-	if r.calls == nil {
-		r.calls = map[string]func(tools.Progress){}
-	}
-	r.calls[token] = f
-	r.mu.Unlock()
-	return token, func() {
-		// The SDK hands a call its result at once but queues
-		// notifications for a handler goroutine, so the server's last
-		// reports can arrive just after the result: keep listening for
-		// them a moment.
-		time.AfterFunc(progressGrace, func() {
-			r.mu.Lock()
-			delete(r.calls, token)
-			r.mu.Unlock()
-		})
-	}
-}
-
-// progressGrace is how long a call's progress callback still receives
-// reports after the call returned.
-const progressGrace = 250 * time.Millisecond
-
-func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, scrub *redact.Scrubber, p *mcp.ProgressNotificationParams) {
-	if p == nil {
-		return
-	}
-	p.Message = scrub.String(p.Message)
-	logger.Debug("progress", "progress", p.Progress, "total", p.Total, "message", p.Message)
-	token, ok := p.ProgressToken.(string)
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	f := r.calls[token]
-	r.mu.Unlock()
-	if f != nil {
-		f(tools.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 	}
 }

@@ -230,7 +230,8 @@ func TestProgressReachesTheCall(t *testing.T) {
 	if len(got) != 3 || got[2].Progress != 3 || got[2].Total != 3 || got[0].Message != "step" {
 		t.Errorf("progress = %+v, want 3 reports up to 3/3", got)
 	}
-	// A call without a callback asks for no progress.
+	// A call without a callback carries a token of its own too: its
+	// reports reach no other call's callback.
 	callText(t, conn, t.Context(), "progress")
 	if len(got) != 3 {
 		t.Errorf("a call without a callback delivered progress")

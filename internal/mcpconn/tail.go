@@ -102,7 +102,8 @@ type stderrWriter struct {
 
 	mu         sync.Mutex
 	partial    []byte
-	discarding bool // the rest of a too-long line is dropped
+	discarding bool            // the rest of a too-long line is dropped
+	starting   *startingOutput // while the connect runs: lines shown as its detail
 }
 
 // newStderrWriter returns the stderr writer of server name; a nil emit
@@ -145,6 +146,26 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// startConnect shows the lines written from now on as the detail of the
+// connect (events.StartingOutput), until endConnect.
+func (w *stderrWriter) startConnect(s *startingOutput) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.starting = s
+}
+
+// endConnect ends what startConnect began: once it returns, no line
+// becomes a StartingOutput.
+func (w *stderrWriter) endConnect() {
+	w.mu.Lock()
+	s := w.starting
+	w.starting = nil
+	w.mu.Unlock()
+	if s != nil {
+		s.close()
+	}
+}
+
 // flush emits a last line that had no newline, and the counts of stderr
 // lines and log messages kept from the log since the last one logged: it
 // runs when a session ends.
@@ -165,6 +186,9 @@ func (w *stderrWriter) flush() {
 func (w *stderrWriter) line(b []byte, tooLong bool) {
 	line := w.scrub.Line(strings.TrimRight(string(b), "\r"), maxLineBytes, tooLong)
 	w.tail.add(line)
+	if w.starting != nil {
+		w.starting.offer(line)
+	}
 	w.tail.logs.Log(w.logger, stderrRecords, func() {
 		w.emit(events.ServerLog{Header: events.Header{Server: w.name}, Level: events.LevelStderr, Text: line})
 	})

@@ -1,0 +1,109 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+)
+
+// Why a request's deadline ended it (the cause of its context):
+//   - errIdle: timeout_seconds passed with no answer and, if it ever had
+//     any, no progress since the last report;
+//   - errMaxCall: progress kept restarting the timeout until the call had
+//     run max_call_seconds.
+var (
+	errIdle    = errors.New("no answer within timeout_seconds")
+	errMaxCall = errors.New("still running at max_call_seconds")
+)
+
+// requestDeadline is the deadline of one request: timeout_seconds from
+// its start and, for a tool call, from each progress report the server
+// sends for it, but never past max_call_seconds from its start (the TS
+// SDK's resetTimeoutOnProgress and maxTotalTimeout). It is one timer on
+// the Conn's clock (real time; this file's tests use a fake one), reset
+// in place: no goroutine runs for a request until its timer fires, and
+// stop releases the timer when the request ends. The timer ends the request's context with errIdle or errMaxCall
+// as the cause.
+type requestDeadline struct {
+	clock  clockwork.Clock
+	idle   time.Duration // timeout_seconds
+	end    time.Time     // start + max_call_seconds: no restart goes past it
+	cancel context.CancelCauseFunc
+
+	mu         sync.Mutex
+	timer      clockwork.Timer
+	due        time.Time // when the timer is set to end the request
+	atEnd      bool      // due is end: the next firing is max_call_seconds'
+	progressed bool      // a progress report restarted the timeout at least once
+	stopped    bool
+}
+
+// startDeadline starts the deadline of a request of the Conn within
+// parent: idle from now, restartable by progress up to max from now (max
+// <= idle: no restart goes past idle).
+func startDeadline(parent context.Context, clock clockwork.Clock, idle, limit time.Duration) (context.Context, *requestDeadline) {
+	ctx, cancel := context.WithCancelCause(parent)
+	now := clock.Now()
+	d := &requestDeadline{clock: clock, idle: idle, end: now.Add(max(limit, idle)), due: now.Add(idle), cancel: cancel}
+	d.mu.Lock() // the timer may fire before it is stored
+	d.timer = clock.AfterFunc(idle, d.fire)
+	d.mu.Unlock()
+	return ctx, d
+}
+
+func (d *requestDeadline) fire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped || d.clock.Now().Before(d.due) {
+		// Over, or progress moved the deadline while this firing waited
+		// for the lock (the reset timer fires again).
+		return
+	}
+	d.stopped = true
+	if d.atEnd {
+		d.cancel(errMaxCall)
+	} else {
+		d.cancel(errIdle)
+	}
+}
+
+// progress restarts the timeout: the server said the request is still
+// being worked on. It only resets a timer, so that it may run on the
+// connection's read loop.
+func (d *requestDeadline) progress() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped || d.atEnd {
+		return
+	}
+	d.progressed = true
+	wait := d.idle
+	now := d.clock.Now()
+	if left := d.end.Sub(now); left <= wait {
+		wait, d.atEnd = max(left, 0), true
+	}
+	d.due = now.Add(wait)
+	d.timer.Reset(wait)
+}
+
+// stop releases the timer and ends the request's context (the request is
+// over) with cause context.Canceled.
+func (d *requestDeadline) stop() {
+	d.mu.Lock()
+	if !d.stopped {
+		d.stopped = true
+		d.timer.Stop()
+	}
+	d.mu.Unlock()
+	d.cancel(context.Canceled)
+}
+
+// hadProgress reports whether progress ever restarted the timeout.
+func (d *requestDeadline) hadProgress() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.progressed
+}
