@@ -168,7 +168,12 @@ func TestToolFilterReloadInPlace(t *testing.T) {
 	}
 	// A reload answers at once (a restart it starts is not waited for
 	// either); the change shows with the next tools_changed.
-	rt.awaitCatalog(t, "ex", "env filtered out", func() bool { return !slices.Contains(registered(rt, "ex"), "ex__env") })
+	// The registry changes before the status board applies the
+	// tools_changed event: wait for both.
+	rt.awaitCatalog(t, "ex", "env filtered out", func() bool {
+		st, _ := rt.board.Get("ex")
+		return !slices.Contains(registered(rt, "ex"), "ex__env") && st.ToolsFiltered == 1
+	})
 	st := mustStatus(t, rt, "ex")
 	if st.PID != before.PID || st.ToolsFiltered != 1 || st.Restarts != 0 {
 		t.Errorf("after the reload: %+v, tools %v", st, registered(rt, "ex"))

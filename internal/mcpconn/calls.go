@@ -75,6 +75,13 @@ func (c *Conn) run(ctx, reqCtx context.Context, dl *requestDeadline, what op, f 
 	if err := c.limit.acquire(reqCtx, c.done); err != nil {
 		return c.queueError(ctx, what, c.untrack(id), err)
 	}
+	if err := reqCtx.Err(); err != nil || c.isClosing() {
+		// The slot came free as Close (or the deadline) ended this
+		// request: a freed slot and the end race, and a request Close
+		// released must not reach the server.
+		c.limit.release()
+		return c.queueError(ctx, what, c.untrack(id), err)
+	}
 	err := f(reqCtx)
 	c.limit.release()
 	closing := c.untrack(id)
@@ -140,6 +147,13 @@ func (c *Conn) track(dl *requestDeadline) (uint64, bool) {
 	c.nextCall++
 	c.inflight[c.nextCall] = dl
 	return c.nextCall, true
+}
+
+// isClosing reports whether Close began.
+func (c *Conn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
 }
 
 // untrack removes a finished request and reports whether Close began.
