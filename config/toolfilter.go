@@ -33,7 +33,10 @@ const slash = "\x00"
 // get_prompt. A tool left out is not registered, cannot be called (not
 // even through a tool value a host kept from before the filter changed:
 // the call fails with tools.ErrUnknownTool), and is counted in the
-// server's status as tools_filtered.
+// server's status as tools_filtered: each tool the server listed and
+// each resource or prompt tool the runtime would have added, once (the
+// runtime adds none under a name a tool of the server has, filtered or
+// not, so a clash counts as the server's one tool).
 //
 // Patterns are [path.Match] globs, except that "/" is a character like
 // any other (servers do send names such as "fs/delete_file"): "*" matches
