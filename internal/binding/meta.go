@@ -179,7 +179,7 @@ func listResources(ctx context.Context, conn *mcpconn.Conn, args map[string]any)
 }
 
 // readResource reads the resource args names; the URIs are those of the
-// contents, block by block.
+// contents, block by block, when there are several.
 func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, []string, error) {
 	uri := stringArg(args, "uri")
 	if uri == "" {
@@ -209,6 +209,9 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 			out.Content = append(out.Content, tools.Content{Type: tools.ContentText,
 				Text: fmt.Sprintf("[resource: %s (%s, %d bytes of binary data)]", c.URI, orUnknown(c.MIMEType), len(c.Blob))})
 		}
+	}
+	if len(uris) < 2 {
+		uris = nil // the one the model asked for: the notice need not name it
 	}
 	return out, uris, nil
 }
