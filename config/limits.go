@@ -144,24 +144,32 @@ func outputCap(n, def int) int {
 func SupportedProtocolVersions() []string { return mcp.SupportedProtocolVersions() }
 
 // validateLimits checks the connect timeout, call cap, output caps and the
-// protocol pin of s, in file order.
-func (s Server) validateLimits() *FieldError {
+// protocol pin of s, in file order. patch says how the error tells the
+// user to get the default back: in a PATCH by sending 0, elsewhere by
+// leaving the field out.
+func (s Server) validateLimits(patch bool) *FieldError {
+	hint := func(def string) string {
+		if patch {
+			return "(0 puts back the default, " + def + ")"
+		}
+		return "(leave it out for the default, " + def + ")"
+	}
 	if s.zeros&zeroConnectTimeout != 0 || s.ConnectTimeoutSeconds < 0 || s.ConnectTimeoutSeconds > MaxTimeoutSeconds {
 		return fieldErr("connect_timeout_seconds", fmt.Sprintf(
-			"must be between 1 and %d (leave it out to use timeout_seconds)", MaxTimeoutSeconds))
+			"must be between 1 and %d %s", MaxTimeoutSeconds, hint("timeout_seconds")))
 	}
 	if s.zeros&zeroMaxCall != 0 || s.MaxCallSeconds < 0 || s.MaxCallSeconds > MaxCallSecondsLimit {
 		return fieldErr("max_call_seconds", fmt.Sprintf(
-			"must be between timeout_seconds and %d (leave it out for 10 × timeout_seconds)", MaxCallSecondsLimit))
+			"must be between timeout_seconds and %d %s", MaxCallSecondsLimit, hint("10 × timeout_seconds")))
 	}
 	if s.MaxCallSeconds > 0 && time.Duration(s.MaxCallSeconds)*time.Second < s.Timeout() {
 		return fieldErr("max_call_seconds", fmt.Sprintf(
 			"must not be less than timeout_seconds (%d)", int(s.Timeout()/time.Second)))
 	}
-	if err := validateCap("max_output_bytes", s.MaxOutputBytes, s.zeros&zeroMaxOutput != 0, DefaultMaxOutputBytes); err != nil {
+	if err := validateCap("max_output_bytes", s.MaxOutputBytes, s.zeros&zeroMaxOutput != 0, hint(fmt.Sprint(DefaultMaxOutputBytes))); err != nil {
 		return err
 	}
-	if err := validateCap("max_media_bytes", s.MaxMediaBytes, s.zeros&zeroMaxMedia != 0, DefaultMaxMediaBytes); err != nil {
+	if err := validateCap("max_media_bytes", s.MaxMediaBytes, s.zeros&zeroMaxMedia != 0, hint(fmt.Sprint(DefaultMaxMediaBytes))); err != nil {
 		return err
 	}
 	if s.ProtocolVersion != "" && !slices.Contains(SupportedProtocolVersions(), s.ProtocolVersion) {
@@ -171,10 +179,10 @@ func (s Server) validateLimits() *FieldError {
 	return nil
 }
 
-func validateCap(field string, n int, zero bool, def int) *FieldError {
+func validateCap(field string, n int, zero bool, hint string) *FieldError {
 	if n == NoCap || (!zero && n == 0) || (n >= MinOutputBytes && n <= MaxOutputBytesLimit) {
 		return nil
 	}
 	return fieldErr(field, fmt.Sprintf(
-		"must be -1 (no cap) or between %d and %d (leave it out for the default of %d)", MinOutputBytes, MaxOutputBytesLimit, def))
+		"must be -1 (no cap) or between %d and %d %s", MinOutputBytes, MaxOutputBytesLimit, hint))
 }

@@ -127,10 +127,49 @@ func TestLimitsPatchReplaces(t *testing.T) {
 	if s.ProtocolVersion != "" || s.MaxOutputBytes != NoCap || s.ConnectTimeoutSeconds != 90 {
 		t.Errorf("patched = %+v; want the pin lifted, no cap, connect kept", s.View())
 	}
-	if _, err := ApplyPatch(s, []byte(`{"max_output_bytes":0}`)); err == nil || fieldOf(t, err).Field != "max_output_bytes" {
-		t.Errorf("PATCH max_output_bytes 0 = %v, want an error on the field", err)
+	if _, err := ApplyPatch(s, []byte(`{"max_output_bytes":-2}`)); err == nil || fieldOf(t, err).Field != "max_output_bytes" ||
+		!strings.Contains(err.Error(), "0 puts back the default") {
+		t.Errorf("PATCH max_output_bytes -2 = %v, want an error on the field saying 0 puts back the default", err)
 	}
 	if _, err := ApplyPatch(s, []byte(`{"max_call_seconds":null}`)); err == nil || fieldOf(t, err).Field != "max_call_seconds" {
 		t.Errorf("PATCH null = %v, want an error on the field", err)
+	}
+}
+
+// In a PATCH, 0 puts back the default of the four limits, which then
+// follows timeout_seconds again; the entry is written as if the field
+// had been left out. In the file and a create request 0 stays an error.
+func TestLimitsPatchZeroPutsBackTheDefault(t *testing.T) {
+	base := localServer()
+	base.ConnectTimeoutSeconds, base.MaxCallSeconds, base.MaxOutputBytes, base.MaxMediaBytes = 90, 900, 4096, NoCap
+	s, err := ApplyPatch(base, []byte(`{"connect_timeout_seconds":0,"max_call_seconds":0,"max_output_bytes":0,"max_media_bytes":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, media := s.OutputCaps(); text != DefaultMaxOutputBytes || media != DefaultMaxMediaBytes {
+		t.Errorf("caps after PATCH 0 = %d, %d; want the defaults", text, media)
+	}
+	s, err = ApplyPatch(s, []byte(`{"timeout_seconds":40}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ConnectTimeout() != 40*time.Second || s.MaxCallDuration() != 400*time.Second {
+		t.Errorf("after PATCH 0 the defaults do not follow timeout_seconds: connect %v, max call %v", s.ConnectTimeout(), s.MaxCallDuration())
+	}
+	if !s.Equal(func() Server { d := localServer(); d.TimeoutSeconds = 40; return d }()) {
+		t.Errorf("PATCH 0 left a trace: %+v", s.View())
+	}
+	out, err := Marshal(&File{Servers: []Server{s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"connect_timeout_seconds", "max_call_seconds", "max_output_bytes", "max_media_bytes"} {
+		if strings.Contains(string(out), key) {
+			t.Errorf("%s written after PATCH 0:\n%s", key, out)
+		}
+	}
+	_, err = DecodeServer([]byte(`{"name":"x","type":"local","command":["x"],"max_media_bytes":0}`))
+	if err == nil || !strings.Contains(err.Error(), "leave it out for the default") {
+		t.Errorf("create with max_media_bytes 0 = %v, want an error saying to leave it out", err)
 	}
 }

@@ -11,13 +11,17 @@ import (
 // The rules (DESIGN C4):
 //   - A field that is absent keeps its value.
 //   - "type", "command", "url", "enabled", "timeout_seconds",
-//     "connect_timeout_seconds", "max_call_seconds", "max_output_bytes",
-//     "max_media_bytes", "protocol_version" ("" puts back the newest),
+//     "protocol_version" ("" puts back the newest),
 //     "max_concurrent_calls" (0 puts back unlimited) and the non-secret
 //     auth fields ("auth.kind", "auth.client_id",
 //     "auth.scopes", "auth.token_endpoint_auth_method",
 //     "auth.signing_algorithm", "auth.client_metadata_url") replace; for
 //     the last three "" puts back the default.
+//   - "connect_timeout_seconds", "max_call_seconds", "max_output_bytes"
+//     and "max_media_bytes" replace, and 0 puts back the default (which
+//     then follows timeout_seconds again where it derives from it), as
+//     leaving the field out of the file does; in the file and in a
+//     create request an explicit 0 is an error.
 //   - "tools": "allow" and "deny" each replace when present ([] lifts the
 //     list) and are kept when absent.
 //   - "env" and "headers" merge: a key with a non-empty value is set, a key
@@ -37,6 +41,9 @@ func ApplyPatch(base Server, patch []byte) (Server, error) {
 	s, err := applyPatch(base, patch)
 	if err != nil {
 		return Server{}, err.inServer(base.Name)
+	}
+	if err := s.validateLimits(true); err != nil {
+		return Server{}, err.inServer(s.Name)
 	}
 	if err := s.Validate(); err != nil {
 		return Server{}, err
@@ -82,7 +89,11 @@ func applyPatch(base Server, patch []byte) (Server, *FieldError) {
 		case "max_concurrent_calls":
 			s.MaxConcurrentCalls, err = decodeInt(m.key, m.value)
 		case "connect_timeout_seconds", "max_call_seconds", "max_output_bytes", "max_media_bytes":
-			err = s.decodeLimit(m.key, m.value)
+			var n int
+			if n, err = decodeInt(m.key, m.value); err == nil {
+				s.setInt(m.key, n)
+				s.zeros &^= zeroBit(m.key) // 0: the default, not an error
+			}
 		case "protocol_version":
 			s.ProtocolVersion, err = decodeString(m.key, m.value)
 		case "tools":

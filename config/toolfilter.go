@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 )
 
 // MaxToolPatterns is the most globs [Server.Validate] accepts in each of
@@ -14,6 +15,17 @@ const (
 	MaxToolPatternBytes = 256
 )
 
+// MaxFilteredNameBytes is the longest tool name a filter can let through:
+// the MCP specification's bound on tool names (1 to 128 characters, all
+// ASCII, so bytes). A filter matches names the server chose, so without
+// it the server would set what each match costs.
+const MaxFilteredNameBytes = 128
+
+// slash stands for "/" in both a glob and a name before they meet
+// path.Match, whose "*" and "?" never match "/". Validate rejects it in
+// a glob, so it can only come from a "/".
+const slash = "\x00"
+
 // ToolFilter decides which of a server's tools are registered, by the
 // tool names the server itself uses (before the "{server}__" prefix). The
 // resource and prompt tools the runtime adds for a server count as its
@@ -21,16 +33,22 @@ const (
 // get_prompt. A tool left out is not registered, cannot be called (not
 // even through a tool value a host kept from before the filter changed:
 // the call fails with tools.ErrUnknownTool), and is counted in the
-// server's status as tools_filtered.
+// server's status as tools_filtered: each tool the server listed and
+// each resource or prompt tool the runtime would have added, once (the
+// runtime adds none under a name a tool of the server has, filtered or
+// not, so a clash counts as the server's one tool).
 //
-// Patterns are [path.Match] globs: "*" matches any run of characters
-// ("/" aside, which tool names do not contain), "?" one character,
-// "[a-z]" a class, and "\" quotes the next character.
+// Patterns are [path.Match] globs, except that "/" is a character like
+// any other (servers do send names such as "fs/delete_file"): "*" matches
+// any run of characters, "/" included, "?" one character, "[a-z]" a
+// class, and "\" quotes the next character; "fs/*" matches "fs/x".
 //
 // A tool is registered when Allow is empty or one of its globs matches,
 // and none of Deny matches: deny wins. An empty Allow means "every tool",
 // not "no tool" (so PATCH {"tools": {"allow": []}} lifts the allow list);
-// deny ["*"] registers none.
+// deny ["*"] registers none. While either list is set, a tool whose name
+// is longer than MaxFilteredNameBytes (the specification's bound) or
+// holds a NUL is left out whatever the globs say.
 type ToolFilter struct {
 	Allow []string
 	Deny  []string
@@ -47,20 +65,33 @@ func (f ToolFilter) IsZero() bool {
 // Allows reports whether the tool the server calls name is registered. A
 // malformed glob (which Validate rejects) matches nothing.
 func (f ToolFilter) Allows(name string) bool {
+	if len(f.Allow) == 0 && len(f.Deny) == 0 {
+		return true
+	}
+	if len(name) > MaxFilteredNameBytes || strings.Contains(name, slash) {
+		return false
+	}
+	name = strings.ReplaceAll(name, "/", slash)
 	if len(f.Allow) > 0 && !matchesAny(f.Allow, name) {
 		return false
 	}
 	return !matchesAny(f.Deny, name)
 }
 
+// matchesAny reports whether one of patterns matches name, in which "/"
+// is already slash.
 func matchesAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if ok, err := path.Match(p, name); err == nil && ok {
+		if ok, err := path.Match(strings.ReplaceAll(p, "/", slash), name); err == nil && ok {
 			return true
 		}
 	}
 	return false
 }
+
+// Equal reports whether f and o register the same tools: the same lists
+// (an empty and a nil list are equal; unknown fields do not count).
+func (f ToolFilter) Equal(o ToolFilter) bool { return f.equal(o) }
 
 func (f ToolFilter) clone() ToolFilter {
 	return ToolFilter{Allow: slices.Clone(f.Allow), Deny: slices.Clone(f.Deny), unknown: cloneMembers(f.unknown)}
@@ -88,6 +119,8 @@ func (f ToolFilter) validate() *FieldError {
 				return fieldErr(field, "must not be empty")
 			case len(p) > MaxToolPatternBytes:
 				return fieldErr(field, fmt.Sprintf("longer than %d bytes", MaxToolPatternBytes))
+			case strings.Contains(p, slash):
+				return fieldErr(field, "must not contain a NUL character")
 			}
 			if _, err := path.Match(p, ""); err != nil {
 				return fieldErr(field, fmt.Sprintf(`bad glob %s: use "*", "?", "[...]" and "\" for a literal`, quote(p)))

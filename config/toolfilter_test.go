@@ -139,3 +139,50 @@ func TestWithLive(t *testing.T) {
 		t.Errorf("WithLive changed its receiver: %+v", cur)
 	}
 }
+
+// A server may send names with "/" (the go-sdk client does not check
+// them): "*" matches it like any other character.
+func TestToolFilterGlobsMatchSlash(t *testing.T) {
+	for _, tc := range []struct {
+		f    ToolFilter
+		name string
+		want bool
+	}{
+		{ToolFilter{Deny: []string{"*"}}, "fs/delete_file", false},
+		{ToolFilter{Deny: []string{"*delete*"}}, "fs/delete_file", false},
+		{ToolFilter{Deny: []string{"fs?delete_file"}}, "fs/delete_file", false},
+		{ToolFilter{Allow: []string{"fs/*"}}, "fs/x", true},
+		{ToolFilter{Allow: []string{"fs/*"}}, "fs/x/y", true},
+		{ToolFilter{Allow: []string{"fs/*"}}, "fsx", false},
+		{ToolFilter{Allow: []string{`fs\/*`}}, "fs/x", true},
+		{ToolFilter{Allow: []string{"fs[/]x"}}, "fs/x", true},
+		{ToolFilter{Allow: []string{"fs/x"}}, "fs\x00x", false},
+	} {
+		if got := tc.f.Allows(tc.name); got != tc.want {
+			t.Errorf("%+v.Allows(%q) = %v, want %v", tc.f, tc.name, got, tc.want)
+		}
+	}
+	_, err := DecodeServer([]byte(`{"name":"x","type":"local","command":["x"],"tools":{"deny":["a\u0000b"]}}`))
+	if err == nil || fieldOf(t, err).Field != "tools.deny[0]" {
+		t.Errorf("a NUL in a glob = %v, want an error on tools.deny[0]", err)
+	}
+}
+
+// Names are the server's: under a filter one past the specification's
+// bound is left out, so no name sets what a match costs.
+func TestToolFilterLongNamesLeftOut(t *testing.T) {
+	long := strings.Repeat("a", MaxFilteredNameBytes+1)
+	if (ToolFilter{Allow: []string{"*"}}).Allows(long) {
+		t.Error("a name past the bound passes a filter")
+	}
+	if !(ToolFilter{Allow: []string{"*"}}).Allows(long[1:]) {
+		t.Error("a name at the bound is left out")
+	}
+	if !(ToolFilter{}).Allows(long) {
+		t.Error("without a filter a long name is the server's business")
+	}
+	// Left out under a deny list too, which no glob of it matches.
+	if (ToolFilter{Deny: []string{"*b*"}}).Allows(long) {
+		t.Error("a name past the bound passes a deny list")
+	}
+}

@@ -123,7 +123,7 @@ func (s Server) validate() *FieldError {
 		return fieldErr("max_concurrent_calls", fmt.Sprintf(
 			"must be between 0 (unlimited, the default) and %d", MaxConcurrentCallsLimit))
 	}
-	if err := s.validateLimits(); err != nil {
+	if err := s.validateLimits(false); err != nil {
 		return err
 	}
 	return s.Tools.validate()

@@ -62,7 +62,8 @@ type Server struct {
 	ErrorKind string `json:"error_kind"`
 	ToolCount int    `json:"tool_count"`
 	// ToolsFiltered is the number of the server's tools its tools filter
-	// leaves out (listed by the server, not registered).
+	// leaves out (listed by the server or a resource or prompt tool the
+	// runtime would add, not registered; see config.ToolFilter).
 	ToolsFiltered int `json:"tools_filtered"`
 	// PromptCount is the number of the server's prompts in the registry.
 	PromptCount int       `json:"prompt_count"`

@@ -121,4 +121,7 @@ type Truncation struct {
 	// out for being over MaxOutputBytes (0: kept, or there was none). It
 	// was checked against the output schema before it was dropped.
 	StructuredContentDropped int `json:"structured_content_dropped"`
+	// BlocksDropped counts the blocks left out past the first 1024 of a
+	// result, which the caps' figures above do not count as shown.
+	BlocksDropped int `json:"blocks_dropped"`
 }

@@ -145,14 +145,18 @@ func (a *Actor) register(conn *mcpconn.Conn, list []*mcp.Tool) {
 
 // retune takes on a config that differs from the running one only in the
 // tools filter and the output caps: calls are capped by it from now on,
-// and the current session's last listing is filtered again and swapped
-// in, without asking the server or restarting the session (a listing in
-// flight applies the new filter too when it lands). A session still to
-// come starts on it.
+// and when the filter changed the current session's last listing is
+// filtered again and swapped in, without asking the server or restarting
+// the session (a listing in flight applies the new filter too when it
+// lands). A change of the caps alone registers nothing: the tools are the
+// same, their calls read the current policy, and a new registration would
+// tell every host its tool list changed. A session still to come starts
+// on it.
 func (a *Actor) retune(msg messages.Retune) {
+	refilter := !a.cfg.Tools.Equal(msg.Server.Tools)
 	a.cfg = a.cfg.WithLive(msg.Server)
 	a.binding.SetPolicy(binding.PolicyOf(a.cfg))
-	if conn := a.binding.Current(); conn != nil {
+	if conn := a.binding.Current(); conn != nil && refilter {
 		a.register(conn, a.listed)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/tools"
@@ -48,7 +49,9 @@ type Binding struct {
 // The events of its listings (OutputSchemaUnusable) go nowhere until
 // WithEvents.
 func New(server string, logger *slog.Logger) *Binding {
-	return &Binding{server: server, logger: logger, emit: func(events.Event) {}}
+	b := &Binding{server: server, logger: logger, emit: func(events.Event) {}}
+	b.policy.Store(PolicyOf(config.Server{}))
+	return b
 }
 
 // WithEvents makes emit the receiver of the binding's events and returns
@@ -88,7 +91,7 @@ func (b *Binding) Tools(conn *mcpconn.Conn, list []*mcp.Tool) []tools.Tool {
 			kept = append(kept, t)
 		}
 	}
-	return append(b.toolsOf(conn, kept, p), b.metaTools(conn, kept, p)...)
+	return append(b.toolsOf(conn, kept, p), b.metaTools(conn, list, p)...)
 }
 
 func (b *Binding) toolsOf(conn *mcpconn.Conn, from []*mcp.Tool, p *Policy) []tools.Tool {

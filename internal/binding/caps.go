@@ -28,11 +28,26 @@ import (
 // Each cut adds a text block at the end saying what was left out and
 // under which setting, and Details[adapter.DetailTruncated] holds the
 // figures (a tools.Truncation). The notices do not count against the
-// caps. A result under both caps costs one pass over its blocks and
+// caps. Past maxResultBlocks blocks the rest are dropped too (counted in
+// Truncation.BlocksDropped), whatever their size. A result under both
+// caps and the block bound costs one pass over its blocks and
 // allocates nothing.
 
-// capResult cuts res to maxText and maxMedia (config.NoCap: no cap).
-func capResult(res *tools.Result, maxText, maxMedia int) {
+// maxResultBlocks is the most content blocks of one result that reach the
+// model, whatever the caps: the caps count bytes of text and media, and
+// without it a result of many empty or one-byte blocks (each tens of
+// bytes of JSON around its content) would pass them untouched.
+const maxResultBlocks = 1024
+
+// capResult cuts res to maxText and maxMedia (config.NoCap: no cap) and
+// to maxResultBlocks.
+func capResult(res *tools.Result, maxText, maxMedia int) { capResultFrom(res, maxText, maxMedia, nil) }
+
+// capResultFrom is capResult for content read from resources: uris[i] is
+// the URI block i came from, and the notices name the one the text cut
+// fell in and those of media blocks left out, so that the model knows
+// which resource it did not get whole.
+func capResultFrom(res *tools.Result, maxText, maxMedia int, uris []string) {
 	var text, media int
 	for i := range res.Content {
 		switch c := &res.Content[i]; c.Type {
@@ -45,12 +60,13 @@ func capResult(res *tools.Result, maxText, maxMedia int) {
 	overText := maxText != config.NoCap && text > maxText
 	overStructured := maxText != config.NoCap && len(res.StructuredContent) > maxText
 	overMedia := maxMedia != config.NoCap && media > maxMedia
-	if !overText && !overStructured && !overMedia {
+	overBlocks := len(res.Content) > maxResultBlocks
+	if !overText && !overStructured && !overMedia && !overBlocks {
 		return
 	}
 	t := tools.Truncation{TextBytes: text, TextShown: text, MaxOutputBytes: maxText,
 		MediaBytes: media, MediaShown: media, MaxMediaBytes: maxMedia}
-	out := make([]tools.Content, 0, len(res.Content)+3)
+	out := make([]tools.Content, 0, min(len(res.Content), maxResultBlocks)+4)
 	textLeft, mediaLeft := maxText, maxMedia
 	if overText {
 		t.TextShown = 0
@@ -58,7 +74,18 @@ func capResult(res *tools.Result, maxText, maxMedia int) {
 	if overMedia {
 		t.MediaShown = 0
 	}
-	for _, c := range res.Content {
+	var cutIn, mediaFrom []string // the URIs of the cut, for a read
+	for i, c := range res.Content {
+		if i >= maxResultBlocks {
+			t.BlocksDropped++
+			switch {
+			case c.Type == tools.ContentText && !overText:
+				t.TextShown -= len(c.Text)
+			case (c.Type == tools.ContentImage || c.Type == tools.ContentAudio) && !overMedia:
+				t.MediaShown -= len(c.Data)
+			}
+			continue
+		}
 		switch {
 		case c.Type == tools.ContentText && overText:
 			if textLeft <= 0 {
@@ -67,6 +94,9 @@ func capResult(res *tools.Result, maxText, maxMedia int) {
 			}
 			if len(c.Text) > textLeft {
 				c.Text, textLeft = cutUTF8(c.Text, textLeft), 0
+				if i < len(uris) {
+					cutIn = append(cutIn, uris[i])
+				}
 				if c.Text == "" {
 					t.TextBlocksDropped++
 					continue
@@ -78,6 +108,9 @@ func capResult(res *tools.Result, maxText, maxMedia int) {
 		case (c.Type == tools.ContentImage || c.Type == tools.ContentAudio) && overMedia:
 			if len(c.Data) > mediaLeft {
 				t.MediaBlocksDropped++
+				if i < len(uris) {
+					mediaFrom = append(mediaFrom, uris[i])
+				}
 				continue
 			}
 			mediaLeft -= len(c.Data)
@@ -85,13 +118,17 @@ func capResult(res *tools.Result, maxText, maxMedia int) {
 		}
 		out = append(out, c)
 	}
+	if overBlocks {
+		out = append(out, notice(fmt.Sprintf("[content truncated: %d block(s) past the first %d left out]",
+			t.BlocksDropped, maxResultBlocks)))
+	}
 	if overText {
-		out = append(out, notice(fmt.Sprintf("[output truncated: %d of %d bytes of text shown; max_output_bytes=%d]",
-			t.TextShown, t.TextBytes, maxText)))
+		out = append(out, notice(fmt.Sprintf("[output truncated%s: %d of %d bytes of text shown; max_output_bytes=%d]",
+			fromResources(cutIn), t.TextShown, t.TextBytes, maxText)))
 	}
 	if overMedia {
-		out = append(out, notice(fmt.Sprintf("[media truncated: %d image/audio block(s) left out, %d of %d bytes shown; max_media_bytes=%d]",
-			t.MediaBlocksDropped, t.MediaShown, t.MediaBytes, maxMedia)))
+		out = append(out, notice(fmt.Sprintf("[media truncated%s: %d image/audio block(s) left out, %d of %d bytes shown; max_media_bytes=%d]",
+			fromResources(mediaFrom), t.MediaBlocksDropped, t.MediaShown, t.MediaBytes, maxMedia)))
 	}
 	if overStructured {
 		t.StructuredContentDropped = len(res.StructuredContent)
@@ -105,6 +142,22 @@ func capResult(res *tools.Result, maxText, maxMedia int) {
 	}
 	res.Details[adapter.DetailTruncated] = t
 }
+
+// fromResources is the part of a notice naming the resources uris (none:
+// ""): the first, at most maxNoticeURIBytes of it, and how many more.
+func fromResources(uris []string) string {
+	if len(uris) == 0 {
+		return ""
+	}
+	s := " (resource " + cutUTF8(uris[0], maxNoticeURIBytes)
+	if len(uris) > 1 {
+		s += fmt.Sprintf(" and %d more", len(uris)-1)
+	}
+	return s + ")"
+}
+
+// maxNoticeURIBytes bounds a URI in a notice: the server chose it.
+const maxNoticeURIBytes = 256
 
 func notice(s string) tools.Content { return tools.Content{Type: tools.ContentText, Text: s} }
 

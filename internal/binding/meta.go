@@ -19,10 +19,12 @@ import (
 // {server}__list_resources, __read_resource, __list_prompts, __get_prompt.
 // A real tool of the server with one of these names keeps its name.
 
-// metaTool is one resource or prompt tool.
+// metaTool is one resource or prompt tool. run returns, besides the
+// result, the URI each of its blocks came from when that is a resource
+// (nil otherwise), for the notices of the output caps.
 type metaTool struct {
 	name, description, schema string
-	run                       func(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, error)
+	run                       func(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, []string, error)
 }
 
 var resourceTools = []metaTool{
@@ -30,7 +32,7 @@ var resourceTools = []metaTool{
 		name:        "list_resources",
 		description: "List the resources (files, documents, data) this server offers, and its resource templates. Pass the returned next_cursor as cursor to get the next page.",
 		schema:      `{"type":"object","properties":{"cursor":{"type":"string","description":"next_cursor of the previous page"}}}`,
-		run:         listResources,
+		run:         unsourced(listResources),
 	},
 	{
 		name:        "read_resource",
@@ -45,18 +47,29 @@ var promptTools = []metaTool{
 		name:        "list_prompts",
 		description: "List the prompts (prepared instructions) this server offers, with their arguments.",
 		schema:      `{"type":"object","properties":{}}`,
-		run:         listPrompts,
+		run:         unsourced(listPrompts),
 	},
 	{
 		name:        "get_prompt",
 		description: "Render a prompt of this server with its arguments; returns the prompt's messages.",
 		schema:      `{"type":"object","properties":{"name":{"type":"string","description":"the prompt's name"},"arguments":{"type":"object","additionalProperties":{"type":"string"},"description":"the prompt's arguments, all strings"}},"required":["name"]}`,
-		run:         getPrompt,
+		run:         unsourced(getPrompt),
 	},
 }
 
+// unsourced is the run of a meta tool whose blocks come from no resource.
+func unsourced(run func(context.Context, *mcpconn.Conn, map[string]any) (tools.Result, error)) func(context.Context, *mcpconn.Conn, map[string]any) (tools.Result, []string, error) {
+	return func(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, []string, error) {
+		res, err := run(ctx, conn, args)
+		return res, nil, err
+	}
+}
+
 // metaTools returns the resource and prompt tools conn's capabilities call
-// for, except names the server's own tools (list) already use.
+// for, except names the server's own tools (list, the listing before the
+// filter) already use. A meta tool the filter leaves out counts in
+// Filtered only when it is the runtime's to add: under a name the server
+// uses, the server's own tool was counted (or kept) already.
 func (b *Binding) metaTools(conn *mcpconn.Conn, list []*mcp.Tool, p *Policy) []tools.Tool {
 	caps := conn.Capabilities()
 	var want []metaTool
@@ -68,17 +81,19 @@ func (b *Binding) metaTools(conn *mcpconn.Conn, list []*mcp.Tool, p *Policy) []t
 	}
 	taken := map[string]bool{}
 	for _, t := range list {
-		taken[adapter.ToolName(b.server, t.Name)] = true
+		if t != nil {
+			taken[adapter.ToolName(b.server, t.Name)] = true
+		}
 	}
 	var out []tools.Tool
 	for _, m := range want {
-		if !p.Filter.Allows(m.name) {
-			b.filtered++
-			continue
-		}
 		name := adapter.ToolName(b.server, m.name)
 		if taken[name] {
 			b.logger.Warn("the server has a tool of its own by this name; no resource/prompt tool under it", "name", name)
+			continue
+		}
+		if !p.Filter.Allows(m.name) {
+			b.filtered++
 			continue
 		}
 		out = append(out, tools.NewTool(name, b.server, m.name, m.description, json.RawMessage(m.schema), b.metaExecutor(m, p)))
@@ -102,9 +117,9 @@ func (b *Binding) metaExecutor(m metaTool, built *Policy) tools.ExecutorFunc {
 		if raw, err := json.Marshal(args); err == nil {
 			_ = json.Unmarshal(raw, &in)
 		}
-		res, err := m.run(ctx, conn, in)
+		res, uris, err := m.run(ctx, conn, in)
 		if err == nil {
-			capResult(&res, p.MaxText, p.MaxMedia)
+			capResultFrom(&res, p.MaxText, p.MaxMedia, uris)
 		}
 		return res, err
 	}
@@ -163,17 +178,24 @@ func listResources(ctx context.Context, conn *mcpconn.Conn, args map[string]any)
 	return textResult(out)
 }
 
-func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, error) {
+// readResource reads the resource args names; the URIs are those of the
+// contents, block by block, when there are several.
+func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) (tools.Result, []string, error) {
 	uri := stringArg(args, "uri")
 	if uri == "" {
-		return errorResult("read_resource needs a uri")
+		res, err := errorResult("read_resource needs a uri")
+		return res, nil, err
 	}
 	res, err := conn.ReadResource(ctx, uri)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, nil, err
 	}
 	var out tools.Result
+	var uris []string
 	for _, c := range res.Contents {
+		if c != nil {
+			uris = append(uris, c.URI)
+		}
 		switch {
 		case c == nil:
 		case c.Blob == nil:
@@ -188,7 +210,10 @@ func readResource(ctx context.Context, conn *mcpconn.Conn, args map[string]any) 
 				Text: fmt.Sprintf("[resource: %s (%s, %d bytes of binary data)]", c.URI, orUnknown(c.MIMEType), len(c.Blob))})
 		}
 	}
-	return out, nil
+	if len(uris) < 2 {
+		uris = nil // the one the model asked for: the notice need not name it
+	}
+	return out, uris, nil
 }
 
 // mediaOf is the content type (image, audio) a blob of MIME type mime

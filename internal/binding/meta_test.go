@@ -33,7 +33,7 @@ func TestReadResourceMedia(t *testing.T) {
 		"media://clip":  {Type: tools.ContentAudio, MIMEType: "audio/wav", Data: clip},
 		"media://image": {Type: tools.ContentImage, MIMEType: "image/png", Data: clip},
 	} {
-		res, err := readResource(t.Context(), conn, map[string]any{"uri": uri})
+		res, _, err := readResource(t.Context(), conn, map[string]any{"uri": uri})
 		if err != nil || len(res.Content) != 1 {
 			t.Fatalf("read_resource %s: %+v, %v", uri, res, err)
 		}
@@ -43,7 +43,7 @@ func TestReadResourceMedia(t *testing.T) {
 	}
 	b := New("media", slog.New(slog.DiscardHandler))
 	b.Publish(conn)
-	res, err := b.metaExecutor(resourceTools[1], defaultPolicy)(t.Context(), map[string]any{"uri": "media://big"})
+	res, err := b.metaExecutor(resourceTools[1], b.currentPolicy())(t.Context(), map[string]any{"uri": "media://big"})
 	if err != nil || len(res.Content) != 1 || res.Content[0].Type != tools.ContentText ||
 		!strings.Contains(res.Content[0].Text, "1 image/audio block(s) left out, 0 of 5242881 bytes shown; max_media_bytes=5242880") {
 		t.Errorf("read_resource of a big clip = %+v, %v; want a line saying it is left out", res, err)

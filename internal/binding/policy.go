@@ -27,21 +27,13 @@ func PolicyOf(cfg config.Server) *Policy {
 	return &Policy{Filter: cfg.Tools, MaxText: text, MaxMedia: media}
 }
 
-// defaultPolicy is the policy of a binding whose owner set none: every
-// tool, the default caps.
-var defaultPolicy = PolicyOf(config.Server{})
-
 // SetPolicy makes p the policy of the binding's next Tools and of every
 // call from now on. It is for the owner, like Publish.
 func (b *Binding) SetPolicy(p *Policy) { b.policy.Store(p) }
 
-// currentPolicy is the published policy (never nil).
-func (b *Binding) currentPolicy() *Policy {
-	if p := b.policy.Load(); p != nil {
-		return p
-	}
-	return defaultPolicy
-}
+// currentPolicy is the published policy (never nil: New publishes the
+// default, every tool and the default caps).
+func (b *Binding) currentPolicy() *Policy { return b.policy.Load() }
 
 // Filtered is how many tools the last Tools left out for the filter. It
 // is for the owner, like Tools.

@@ -62,9 +62,11 @@
 // tool sized {text_bytes, text_blocks, rune, image_bytes, images,
 // audio_bytes, audios, structured_bytes}: text_blocks text blocks of
 // text_bytes bytes each (rune repeated, rounded down to whole runes),
-// then images image blocks ([SizedImageMIMEType]) and audios audio
-// blocks ([SizedAudioMIMEType]) of zero bytes of the sizes given, and
-// structured content {"pad":"xx…"} of about structured_bytes bytes.
+// then images image blocks ([SizedImageMIMEType]) of image_bytes zero
+// bytes each and audios audio blocks ([SizedAudioMIMEType]) of
+// audio_bytes zero bytes each, and structured content {"pad":"xx…"} of
+// about structured_bytes bytes; each size is at most 8 MiB, each count
+// at most 64, and the whole answer (media as base64) at most 12 MiB.
 //
 // With [Options.ProgressTools] (demo serve -progress-tools) it also has
 //

@@ -20,6 +20,12 @@ const maxSizedBytes = 8 << 20
 // maxSizedBlocks bounds how many blocks of each kind one answer has.
 const maxSizedBlocks = 64
 
+// maxSizedAnswer bounds the whole answer: its text, its media as base64
+// (4/3 of their bytes) and its structured content together, so that with
+// the JSON around them it stays below the 16 MiB frame (a larger answer
+// would test the transport's bound, not the caps).
+const maxSizedAnswer = 12 << 20
+
 // sizedArgs are the arguments of the sized tool; each part is left out
 // when its count or size is 0.
 type sizedArgs struct {
@@ -58,6 +64,14 @@ func sized(_ context.Context, _ *mcp.CallToolRequest, in sizedArgs) (*mcp.CallTo
 			return nil, nil, fmt.Errorf("counts must be between 0 and %d, got %d", maxSizedBlocks, n)
 		}
 	}
+	textBlocks := in.TextBlocks
+	if textBlocks == 0 && in.TextBytes > 0 {
+		textBlocks = 1
+	}
+	total := textBlocks*in.TextBytes + (in.Images*in.ImageBytes+in.Audios*in.AudioBytes)*4/3 + in.StructuredBytes
+	if total > maxSizedAnswer {
+		return nil, nil, fmt.Errorf("the whole answer must be at most %d bytes (media counted as base64), got %d", maxSizedAnswer, total)
+	}
 	r := in.Rune
 	if r == "" {
 		r = "x"
@@ -66,12 +80,8 @@ func sized(_ context.Context, _ *mcp.CallToolRequest, in sizedArgs) (*mcp.CallTo
 		return nil, nil, fmt.Errorf("rune must be one character, got %q", r)
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{}}
-	blocks := in.TextBlocks
-	if blocks == 0 && in.TextBytes > 0 {
-		blocks = 1
-	}
 	text := strings.Repeat(r, in.TextBytes/len(r))
-	for range blocks {
+	for range textBlocks {
 		res.Content = append(res.Content, &mcp.TextContent{Text: text})
 	}
 	for range in.Images {
