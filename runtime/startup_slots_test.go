@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
@@ -206,4 +208,36 @@ func TestStartupWaitingActorDeathKeepsTurn(t *testing.T) {
 		return ok && s.To == string(status.Backoff)
 	})
 	s1WaitsForS0(t, rt, sub, "s1 respawned outside the slots")
+}
+
+// A server whose actor cannot be spawned at its turn fails and gives its
+// slot up. Only something outside the manager can take a server actor's
+// name (the manager spawns one only once the last is gone): here a
+// foreign actor does, while s1's died and waits for its turn.
+func TestStartupSpawnFailureFreesSlot(t *testing.T) {
+	rt := start(t, Options{StartupConcurrency: 1, Debug: true, Restart: RestartPolicy{Initial: time.Hour}},
+		hangingFirst(exampleServer("s1"), exampleServer("s2"))...)
+	waitForProcesses(t, 1)
+	sub := rt.subscribe(t, "s1")
+	if err := rt.InjectFailure(context.Background(), "manager/s1", "panic"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.AwaitEvent(t, sub, 10*time.Second, "s1's actor dying", func(e events.Event) bool {
+		s, ok := e.(events.StateChanged)
+		return ok && s.To == string(status.Backoff)
+	})
+	squatter, err := rt.system.Root.SpawnNamed(actor.PropsFromFunc(func(actor.Context) {}), "manager/s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.system.Root.StopFuture(squatter).Wait() })
+	if err := rt.RemoveServer(t.Context(), "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if st := rt.waitSettled(t, "s2"); st.State != status.Ready {
+		t.Fatalf("s2 = %+v", st)
+	}
+	if st := mustStatus(t, rt, "s1"); st.State != status.Failed || !strings.Contains(st.Error, "spawning server actor") {
+		t.Errorf("s1 = %+v, want failed on its spawn", st)
+	}
 }
