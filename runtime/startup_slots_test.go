@@ -193,11 +193,11 @@ func TestStartupPatchUndoneDuringTurnKeepsSlot(t *testing.T) {
 	s1WaitsForS0(t, rt, sub, "s1 starting beside s0's undone PATCH")
 }
 
-// A server whose actor dies while it waits for its startup turn is
-// respawned at its turn, not by its backoff timer outside the slots.
-func TestStartupWaitingActorDeathKeepsTurn(t *testing.T) {
-	rt := start(t, Options{StartupConcurrency: 1, Debug: true, Restart: RestartPolicy{Initial: 10 * time.Millisecond}},
-		hangingFirst(exampleServer("s1"))...)
+// killWaitingS1 kills the actor of s1, which waits for its turn while s0
+// holds the one slot, and returns a subscription to s1's events that has
+// seen it die.
+func killWaitingS1(t *testing.T, rt *testRuntime) *events.Subscription {
+	t.Helper()
 	waitForProcesses(t, 1)
 	sub := rt.subscribe(t, "s1")
 	if err := rt.InjectFailure(context.Background(), "manager/s1", "panic"); err != nil {
@@ -207,6 +207,15 @@ func TestStartupWaitingActorDeathKeepsTurn(t *testing.T) {
 		s, ok := e.(events.StateChanged)
 		return ok && s.To == string(status.Backoff)
 	})
+	return sub
+}
+
+// A server whose actor dies while it waits for its startup turn is
+// respawned at its turn, not by its backoff timer outside the slots.
+func TestStartupWaitingActorDeathKeepsTurn(t *testing.T) {
+	rt := start(t, Options{StartupConcurrency: 1, Debug: true, Restart: RestartPolicy{Initial: 10 * time.Millisecond}},
+		hangingFirst(exampleServer("s1"))...)
+	sub := killWaitingS1(t, rt)
 	s1WaitsForS0(t, rt, sub, "s1 respawned outside the slots")
 }
 
@@ -217,15 +226,7 @@ func TestStartupWaitingActorDeathKeepsTurn(t *testing.T) {
 func TestStartupSpawnFailureFreesSlot(t *testing.T) {
 	rt := start(t, Options{StartupConcurrency: 1, Debug: true, Restart: RestartPolicy{Initial: time.Hour}},
 		hangingFirst(exampleServer("s1"), exampleServer("s2"))...)
-	waitForProcesses(t, 1)
-	sub := rt.subscribe(t, "s1")
-	if err := rt.InjectFailure(context.Background(), "manager/s1", "panic"); err != nil {
-		t.Fatal(err)
-	}
-	testutil.AwaitEvent(t, sub, 10*time.Second, "s1's actor dying", func(e events.Event) bool {
-		s, ok := e.(events.StateChanged)
-		return ok && s.To == string(status.Backoff)
-	})
+	killWaitingS1(t, rt)
 	squatter, err := rt.system.Root.SpawnNamed(actor.PropsFromFunc(func(actor.Context) {}), "manager/s1")
 	if err != nil {
 		t.Fatal(err)
