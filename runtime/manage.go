@@ -98,7 +98,8 @@ type ReloadResult struct {
 	Restarted []string `json:"restarted"`
 	// Updated names the servers whose change was only to their tools
 	// filter or output caps: their running session took it on, without a
-	// restart.
+	// restart (or, for a server still waiting for its startup turn, that
+	// turn starts it on them).
 	Updated []string `json:"updated"`
 }
 
@@ -192,7 +193,9 @@ func (r *Runtime) RestartServer(ctx context.Context, name string) (ServerEntry, 
 
 // Reload re-reads the config file and applies only the differences: added
 // servers start, removed ones stop, changed ones restart on their new
-// config. It does not write the file.
+// config. The connects go through the startup slots in file order
+// (Options.StartupConcurrency); it returns without waiting for them. It
+// does not write the file.
 func (r *Runtime) Reload(ctx context.Context) (ReloadResult, error) {
 	reply := make(chan messages.ReloadResult, 1)
 	got, err := ask(ctx, r, messages.Reload{Reply: reply}, reply)

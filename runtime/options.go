@@ -52,12 +52,18 @@ type Options struct {
 	// exist then.
 	Debug bool
 	// StartupConcurrency is how many servers may connect at once during
-	// startup. 0 (the default) or 1 is one after another, in file order;
-	// N lets up to N connects wait at once. Turns still begin in file
-	// order, and each reads the file as it is at its turn (a server
-	// deleted or disabled meanwhile is not started). A connect holds its
-	// slot until it is ready or failed; one that waits for the user's
-	// OAuth login gives its slot up at once. Negative is refused by Start
+	// startup and a Reload. 0 (the default) or 1 is one after another, in
+	// file order; N lets up to N connects wait at once. Turns still begin
+	// in file order, and each reads the file as it is at its turn (a
+	// server deleted or disabled meanwhile is not started). A connect
+	// holds its slot until it is ready or failed (a restart, PATCH or
+	// reload of it meanwhile keeps the slot for the new connect); one
+	// that waits for the user's OAuth login gives its slot up at once,
+	// and retries after a failure take none. The servers a Reload adds
+	// or restarts queue for slots after those still waiting, in file
+	// order (until its turn a restarted one runs its old session); one
+	// server added (AddServer) or restarted (RestartServer, PatchServer)
+	// by itself connects at once. Negative is refused by Start
 	// (ErrInvalidOptions).
 	StartupConcurrency int
 	// Ready, if set, is the host's own readiness check: Healthy (and so

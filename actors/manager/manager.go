@@ -33,8 +33,12 @@
 //   - Turns begin in file order. A turn that connects holds one of the
 //     StartupConcurrency slots until its connect settles (ready, failed,
 //     or waiting for the user's OAuth login: a login holds no slot), or a
-//     management call, a removal or the actor's death ends it; a turn
-//     that starts nothing (deleted, disabled, invalid) holds none.
+//     removal or the actor's death ends it; a turn that starts nothing
+//     (deleted, disabled, invalid) holds none. A restart, PATCH or reload
+//     of a server in its turn keeps the slot for the new command, until
+//     that settles. What a reload adds or restarts waits for a turn too,
+//     after those queued already; an explicit add or restart of one
+//     server connects at once, without a slot.
 //   - The file is written only here, synchronously (a small file and an
 //     fsync); connects, calls and process stops never run in this mailbox.
 //   - A removal is answered, and its name is free again, only once the
@@ -74,8 +78,9 @@ type Options struct {
 	// Ready is called once every configured server is in the status board
 	// and has its actor (again by a later incarnation, if any).
 	Ready func()
-	// StartupConcurrency is how many startup connects may wait at once;
-	// 1 or less is one after another (the runtime resolves its default).
+	// StartupConcurrency is how many connects of startup turns (startup,
+	// and what a reload adds or restarts) may wait at once; 1 or less is
+	// one after another (the runtime resolves its default).
 	StartupConcurrency int
 	// Done is closed once the manager and all its children have stopped.
 	Done chan<- struct{}
@@ -148,6 +153,8 @@ type entry struct {
 	died bool
 	// inTurn: its startup turn waits for its connect, holding a slot.
 	inTurn bool
+	// queued: it is in the manager's startup list, waiting for its turn.
+	queued bool
 	// retunes are the replies (nil for none) of the Retunes sent to the
 	// actor and not answered by a Retuned yet, oldest first.
 	retunes []chan<- error
@@ -314,8 +321,7 @@ func (a *Actor) start(c actor.Context) {
 		running = &config.File{}
 	}
 	for _, srv := range running.Servers {
-		a.spawn(c, srv)
-		a.startup = append(a.startup, srv.Name)
+		a.queue(a.spawn(c, srv))
 	}
 	a.publishConfig()
 	a.Ready()
@@ -353,8 +359,10 @@ func (a *Actor) ensureActor(c actor.Context, e *entry) {
 }
 
 // command gives a server its next config to run, replacing whatever it was
-// doing: a waiting operation is superseded, and a startup turn on it is
-// over.
+// doing: a waiting operation is superseded. A startup turn on it goes on:
+// its slot stays with the entry until the new command settles (a disable
+// and an invalid config settle at once), so a restart, PATCH or reload
+// during a turn never lets one more connect run than there are slots.
 func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
 	a.supersede(e, messages.ErrSuperseded)
 	a.epochs++
@@ -367,7 +375,6 @@ func (a *Actor) command(c actor.Context, e *entry, srv config.Server) {
 	}
 	a.ensureActor(c, e)
 	a.deliver(c, e)
-	a.endTurn(c, e)
 }
 
 // deliver sends the server actor the command of the current epoch. An
@@ -399,7 +406,9 @@ func (a *Actor) settled(c actor.Context, msg messages.ServerSettled) {
 		e.waiting = nil
 		w(msg, nil)
 	}
-	a.endTurn(c, e)
+	if e.epoch == msg.Epoch { // not when the wait gave a new command (a PATCH undone): that one holds the slot
+		a.endTurn(c, e)
+	}
 }
 
 // endTurn ends e's startup turn, if one holds a slot, and lets the next
@@ -428,6 +437,19 @@ func (a *Actor) nextTurn(c actor.Context) {
 	c.Send(c.Self(), startupTurn{})
 }
 
+// queue gives e a startup turn after those already waiting: the
+// servers in the file at start, and those a reload adds or changes.
+func (a *Actor) queue(e *entry) {
+	if !e.queued {
+		e.queued = true
+		a.startup = append(a.startup, e.name)
+	}
+}
+
+// waitsTurn tells whether e waits for a startup turn that will start it:
+// no management call took it over since it was queued.
+func (e *entry) waitsTurn() bool { return e.queued && !e.managed }
+
 // takeTurn gives the next server its startup turn, on the file as it is
 // now (L3): what was deleted, disabled or changed meanwhile counts.
 func (a *Actor) takeTurn(c actor.Context) {
@@ -437,12 +459,15 @@ func (a *Actor) takeTurn(c actor.Context) {
 	name := a.startup[0]
 	a.startup = a.startup[1:]
 	e := a.servers[name]
+	if e != nil {
+		e.queued = false
+	}
 	if e == nil || e.managed {
 		a.nextTurn(c)
 		return
 	}
 	srv, ok, changed := a.persisted(name)
-	if !ok { // deleted from the file by hand since start
+	if !ok { // deleted from the file by hand since start (or its reload)
 		if a.file != nil {
 			a.file.Remove(name)
 			a.filePos = positions{}

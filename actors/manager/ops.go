@@ -85,6 +85,8 @@ func (a *Actor) add(c actor.Context, srv config.Server) error {
 	return nil
 }
 
+// startManaged connects a server a POST added, at once: one explicit
+// operation on one server takes no startup slot.
 func (a *Actor) startManaged(c actor.Context, srv config.Server) {
 	e := a.spawn(c, srv) // good = srv
 	e.managed = true
@@ -303,22 +305,50 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 		switch {
 		case e == nil:
 			res.Added = append(res.Added, srv.Name)
-			a.startManaged(c, srv)
-		case e.cfg.Equal(srv):
+			a.startBulk(c, a.spawn(c, srv), srv)
+		case e.waitsTurn() && !e.good.Equal(srv):
+			// Its turn is still to come and reads the file as it is then;
+			// only a change that starts nothing waits for none.
+			if e.pid != nil && e.epoch != 0 && e.cfg.Equal(srv) {
+				e.managed, e.good = true, srv // back to what it runs: no turn needed
+				break
+			}
+			if srv.Equal(e.good.WithLive(srv)) {
+				res.Updated = append(res.Updated, srv.Name)
+			} else {
+				res.Restarted = append(res.Restarted, srv.Name)
+			}
+			a.startBulk(c, e, srv)
+		case e.waitsTurn(), e.cfg.Equal(srv):
 		case a.retunable(e, e.cfg, srv):
 			res.Updated = append(res.Updated, srv.Name)
 			e.managed = true
 			a.retune(c, e, srv, nil)
 		default:
 			res.Restarted = append(res.Restarted, srv.Name)
-			e.managed = true
-			e.good = srv
-			e.nextUser = true
-			a.command(c, e, srv)
+			a.startBulk(c, e, srv)
 		}
 	}
 	a.publishConfig()
+	a.nextTurn(c)
 	return res
+}
+
+// startBulk starts e on srv for a reload. A connect waits for a startup
+// turn, after those queued already, so a reload that adds or changes many
+// servers connects StartupConcurrency of them at once, like startup; a
+// server whose startup turn runs keeps its slot and connects now. A
+// disable or an invalid config starts nothing and is applied at once.
+func (a *Actor) startBulk(c actor.Context, e *entry, srv config.Server) {
+	e.good = srv
+	e.nextUser = true
+	if e.inTurn || !srv.Enabled || srv.Validate() != nil {
+		e.managed = true
+		a.command(c, e, srv)
+		return
+	}
+	e.managed = false // the runtime's turn starts it
+	a.queue(e)
 }
 
 // forgetLogin deletes a removed server's stored OAuth login once its actor

@@ -145,13 +145,18 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 }
 
 // respawn runs when the timer fires, unless a command respawned the actor
-// meanwhile or the server was removed.
+// meanwhile or the server was removed. A server still waiting for its
+// startup turn is left to it, so the respawn takes no connect outside
+// the slots.
 func (a *Actor) respawn(c actor.Context, msg respawnServer) {
 	e := a.servers[msg.name]
 	if e == nil || e.epoch != msg.epoch || e.pid != nil {
 		return
 	}
 	e.respawnTimer = nil
+	if e.waitsTurn() {
+		return // its startup turn spawns it, within the slots
+	}
 	a.command(c, e, e.good)
 }
 

@@ -35,7 +35,7 @@ func runServe(args []string) int {
 	verbose := fs.Bool("v", false, "log at debug level")
 	debug := fs.Bool("debug", false, "mount POST /debug/actors/kill to inject actor failures (chaos tests, demos)")
 	apps := fs.Bool("apps", false, "advertise MCP Apps to the servers: the host behind the API renders their ui:// resources (runtime.Options.RendersApps)")
-	startup := fs.Int("startup-concurrency", 1, "how many servers may connect at once during startup, turns in file order (runtime.Options.StartupConcurrency)")
+	startup := fs.Int("startup-concurrency", 1, "how many servers may connect at once during startup and reloads, turns in file order (runtime.Options.StartupConcurrency)")
 	toolSearch := fs.Bool("tool-search", false, "deferred tool mode: GET /api/mcp/tools/model is search_tools plus the pinned tools (runtime.Options.ToolSearch)")
 	pin := fs.String("pin", "", "comma-separated registry names or globs of the tools -tool-search hands the model beside search_tools")
 	keepAlive := fs.Duration("keepalive", 0, "probe each ready server every `interval` and restart one that stops answering (0: the default 30s; negative: off; runtime.Options.KeepAlive)")
