@@ -122,14 +122,19 @@ func (r *Runtime) searchCurrent(query string, limit, extra int, skip func(tools.
 }
 
 // indexTools keeps r.search in step with the registry until Shutdown
-// begins: a rebuild after each (coalesced) change.
+// begins: a rebuild after each (coalesced) change, which re-analyses only
+// the servers whose tools changed and keeps the index when the model's
+// tools are what they were (a re-listing that changed nothing).
 func (r *Runtime) indexTools(sub *tools.Subscription) {
 	defer sub.Close()
+	b := toolsearch.NewBuilder()
 	built := ^uint64(0) // no version yet
 	for {
 		if v := r.registry.Version(); v != built {
 			built = v
-			r.search.Store(toolsearch.Build(r.Tools()))
+			if idx, changed := b.Build(r.Tools()); changed {
+				r.search.Store(idx)
+			}
 		}
 		select {
 		case <-sub.C:

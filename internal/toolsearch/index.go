@@ -6,7 +6,12 @@
 // and a boost for the tools whose name the query says in full (a name is
 // the tool's own summary of what it does). An Index is built once for a
 // set of tools and is then read-only: any number of goroutines may Search
-// it at once.
+// it at once. A Builder keeps each server's analysed tools between
+// builds. Measured on 2 shared cores (BenchmarkToolSearch1000): a first
+// build of 1000 fleet-like tools takes about 30 ms, a rebuild after one
+// server's tools changed about 5 ms, a search about 0.05 ms (p50); 300
+// tools of hostile text (2000 random words each and 200 described
+// properties) take about 0.3 s of CPU and 100 MB allocated, 8 MB kept.
 package toolsearch
 
 import (
@@ -42,8 +47,21 @@ func fieldParams() (weight, b [numFields]float64) {
 // k1 is BM25's term-frequency saturation.
 const k1 = 1.2
 
-// maxFieldTerms bounds the terms one field of one tool contributes.
-const maxFieldTerms = 2000
+// Bounds of what one tool and one index hold, so that no server's tool
+// list can make a build take unbounded memory or time: each field's text
+// is cut before analysis (a word that matters is near the start of a
+// description), one field contributes at most maxFieldTerms terms, one
+// tool at most maxToolTerms distinct terms (the first ones, name and title
+// first: a real tool has some 20–150), the index at most maxIndexTerms
+// distinct terms (a term first seen past it is not indexed).
+const (
+	maxNameBytes        = 256
+	maxTitleBytes       = 1 << 10
+	maxDescriptionBytes = 8 << 10
+	maxFieldTerms       = 2000
+	maxToolTerms        = 400
+	maxIndexTerms       = 1 << 17
+)
 
 // nameCoverageBoost is how much a tool's score grows when the query says
 // every word of its name: 1 doubles it, a half-covered name gets half
@@ -92,75 +110,59 @@ func (idx *Index) idf(term string) float64 {
 	return math.Log(1 + (idx.n-df+0.5)/(df+0.5))
 }
 
-// Build indexes list. It costs a few milliseconds per thousand tools.
+// Build indexes list, analysing every tool; a Builder re-analyses only
+// the servers whose tools changed.
 func Build(list []tools.Tool) *Index {
-	a := newAnalyzer()
+	idx, _ := NewBuilder().Build(list)
+	return idx
+}
+
+// combine builds the index of docs (one per tool, in list order): BM25F's
+// length normalisation depends on every tool's field lengths, so the
+// postings are computed afresh from the analysed tools on every build,
+// which costs a pass over their (bounded) terms and no analysis.
+func combine(docs []*doc, synonyms map[string][]string) *Index {
 	idx := &Index{
-		tools:     slices.Clone(list),
-		nameTerms: make([][]string, len(list)),
-		names:     make(map[string]int, 2*len(list)),
+		tools:     make([]tools.Tool, len(docs)),
+		nameTerms: make([][]string, len(docs)),
+		names:     make(map[string]int, 2*len(docs)),
 		postings:  map[string][]posting{},
-		synonyms:  synonymsOf(a),
-		n:         float64(len(list)),
+		synonyms:  synonyms,
+		n:         float64(len(docs)),
 	}
-	tf := make([]map[string][numFields]float64, len(list))
 	var totalLen [numFields]float64
-	lens := make([][numFields]float64, len(list))
-	var buf []string
-	for i, t := range list {
-		idx.names[strings.ToLower(t.Name)] = i
-		if _, taken := idx.names[strings.ToLower(t.OriginalName)]; !taken {
-			idx.names[strings.ToLower(t.OriginalName)] = i
+	for i, d := range docs {
+		idx.tools[i] = d.tool
+		idx.nameTerms[i] = d.nameTerms
+		idx.names[strings.ToLower(d.tool.Name)] = i
+		if _, taken := idx.names[strings.ToLower(d.tool.OriginalName)]; !taken {
+			idx.names[strings.ToLower(d.tool.OriginalName)] = i
 		}
-		schema := walkSchema(t.InputSchema)
-		texts := [numFields][]string{
-			fieldName:        {t.OriginalName},
-			fieldServer:      {t.Server},
-			fieldTitle:       {t.Title},
-			fieldDescription: {t.Description},
-			fieldParamNames:  schema.names,
-			fieldParamDescs:  schema.descs,
+		for f := range numFields {
+			totalLen[f] += float64(d.lens[f])
 		}
-		if t.OriginalName == "" {
-			texts[fieldName] = []string{t.Name}
-		}
-		counts := map[string][numFields]float64{}
-		for f, parts := range texts {
-			n := 0
-			for _, s := range parts {
-				buf = a.terms(buf[:0], s, maxFieldTerms-n)
-				n += len(buf)
-				for _, term := range buf {
-					c := counts[term]
-					c[f]++
-					counts[term] = c
-					if f == fieldName && !slices.Contains(idx.nameTerms[i], term) {
-						idx.nameTerms[i] = append(idx.nameTerms[i], term)
-					}
-				}
-			}
-			lens[i][f] = float64(n)
-			totalLen[f] += float64(n)
-		}
-		tf[i] = counts
 	}
 	var avg [numFields]float64
 	for f := range avg {
 		avg[f] = max(totalLen[f]/max(idx.n, 1), 1)
 	}
 	fieldWeights, fieldB := fieldParams()
-	for i, counts := range tf {
-		for term, c := range counts {
+	for i, d := range docs {
+		for _, dt := range d.terms {
+			list, known := idx.postings[dt.term]
+			if !known && len(idx.postings) >= maxIndexTerms {
+				continue
+			}
 			// BM25F: the field-weighted, length-normalised frequency,
 			// saturated once over all fields.
 			var w float64
 			for f := range numFields {
-				if c[f] > 0 {
-					norm := 1 - fieldB[f] + fieldB[f]*lens[i][f]/avg[f]
-					w += fieldWeights[f] * c[f] / norm
+				if dt.count[f] > 0 {
+					norm := 1 - fieldB[f] + fieldB[f]*float64(d.lens[f])/avg[f]
+					w += fieldWeights[f] * float64(dt.count[f]) / norm
 				}
 			}
-			idx.postings[term] = append(idx.postings[term], posting{doc: int32(i), tf: float32(w / (k1 + w))})
+			idx.postings[dt.term] = append(list, posting{doc: int32(i), tf: float32(w / (k1 + w))})
 		}
 	}
 	return idx
