@@ -3,8 +3,15 @@
 // into words, its server's name, title, description, and the names and
 // descriptions of its input schema's properties), Snowball English
 // stemming, query expansion through a small table of general synonyms,
-// and a boost for the tools whose name the query says in full (a name is
-// the tool's own summary of what it does). An Index is built once for a
+// a boost for the tools whose name the query says in full (a name is the
+// tool's own summary of what it does), and two rules of server context:
+// a word in nearly every tool name of a server is its prefix, not part of
+// any tool's name, and a query that names a server prefers its tools.
+// The analysis is English (stop words, stemming, synonyms); other scripts
+// are split into words where letters and digits run, and a run of
+// Chinese, Japanese or Korean characters (no spaces between words) into
+// overlapping pairs of characters, so such text is found by its
+// two-character words and no run is dropped for its length. An Index is built once for a
 // set of tools and is then read-only: any number of goroutines may Search
 // it at once. A Builder keeps each server's analysed tools between
 // builds. Measured on 2 shared cores (BenchmarkToolSearch1000): a first
@@ -93,6 +100,7 @@ type Index struct {
 	nameTerms [][]string           // per tool, the distinct terms of its name
 	postings  map[string][]posting // term → the tools it occurs in
 	synonyms  map[string][]string  // term → the terms of its synonym groups
+	servers   map[string][]string  // server → the terms of its name
 	n         float64              // len(tools), for idf
 }
 
@@ -127,6 +135,7 @@ func combine(docs []*doc, synonyms map[string][]string) *Index {
 		nameTerms: make([][]string, len(docs)),
 		names:     make(map[string]int, 2*len(docs)),
 		postings:  map[string][]posting{},
+		servers:   map[string][]string{},
 		synonyms:  synonyms,
 		n:         float64(len(docs)),
 	}
@@ -134,6 +143,9 @@ func combine(docs []*doc, synonyms map[string][]string) *Index {
 	for i, d := range docs {
 		idx.tools[i] = d.tool
 		idx.nameTerms[i] = d.nameTerms
+		if _, ok := idx.servers[d.tool.Server]; !ok {
+			idx.servers[d.tool.Server] = serverNameTerms(d)
+		}
 		idx.names[strings.ToLower(d.tool.Name)] = i
 		if _, taken := idx.names[strings.ToLower(d.tool.OriginalName)]; !taken {
 			idx.names[strings.ToLower(d.tool.OriginalName)] = i
@@ -147,8 +159,17 @@ func combine(docs []*doc, synonyms map[string][]string) *Index {
 		avg[f] = max(totalLen[f]/max(idx.n, 1), 1)
 	}
 	fieldWeights, fieldB := fieldParams()
+	prefixes := namePrefixes(docs)
 	for i, d := range docs {
+		prefix := prefixes[d.tool.Server]
+		if len(prefix) > 0 {
+			idx.nameTerms[i] = slices.DeleteFunc(slices.Clone(d.nameTerms), func(t string) bool { return prefix[t] })
+		}
 		for _, dt := range d.terms {
+			if prefix[dt.term] {
+				dt.count[fieldServer] += dt.count[fieldName]
+				dt.count[fieldName] = 0
+			}
 			list, known := idx.postings[dt.term]
 			if !known && len(idx.postings) >= maxIndexTerms {
 				continue
@@ -166,6 +187,45 @@ func combine(docs []*doc, synonyms map[string][]string) *Index {
 		}
 	}
 	return idx
+}
+
+// A server's name prefix is a word in the name of nearly every one of
+// its tools (at least prefixShare of them, on a server with at least
+// prefixMinTools): the "API-" of every Notion tool, the "browser_" of
+// every Playwright one. It says which server a tool is of, not what the
+// tool does, so it counts as the server's name does, not as a word of
+// the tool's name (nor towards the name's coverage by a query).
+const (
+	prefixShare    = 0.8
+	prefixMinTools = 4
+)
+
+// namePrefixes returns, per server, its name prefixes' terms.
+func namePrefixes(docs []*doc) map[string]map[string]bool {
+	tools := map[string]int{}
+	df := map[string]map[string]int{}
+	for _, d := range docs {
+		s := d.tool.Server
+		tools[s]++
+		if df[s] == nil {
+			df[s] = map[string]int{}
+		}
+		for _, t := range d.nameTerms {
+			df[s][t]++
+		}
+	}
+	out := map[string]map[string]bool{}
+	for s, n := range tools {
+		for term, c := range df[s] {
+			if n >= prefixMinTools && float64(c) >= prefixShare*float64(n) {
+				if out[s] == nil {
+					out[s] = map[string]bool{}
+				}
+				out[s][term] = true
+			}
+		}
+	}
+	return out
 }
 
 // synonymsOf maps each term of the synonym table to the other terms of its
@@ -213,6 +273,48 @@ func (idx *Index) boostNames(scores []float64, terms []queryTerm) {
 	}
 }
 
+// serverNameTerms are the terms of d's server name.
+func serverNameTerms(d *doc) []string {
+	var out []string
+	for _, dt := range d.terms {
+		if dt.count[fieldServer] > 0 {
+			out = append(out, dt.term)
+		}
+	}
+	return out
+}
+
+// otherServerWeight is what the score of a tool of another server than
+// the ones a query names is multiplied by.
+const otherServerWeight = 0.7
+
+// preferNamedServers favours the tools of a server the query names (by
+// every word of the server's name, as typed: "in notion", "in my
+// memory"): the user said where the tool is, so the tools of other
+// servers, which match only the rest of the query, weigh less.
+func (idx *Index) preferNamedServers(scores []float64, terms []queryTerm) {
+	said := map[string]bool{}
+	for _, q := range terms {
+		if q.weight == 1 {
+			said[q.term] = true
+		}
+	}
+	named := map[string]bool{}
+	for server, st := range idx.servers {
+		if len(st) > 0 && !slices.ContainsFunc(st, func(t string) bool { return !said[t] }) {
+			named[server] = true
+		}
+	}
+	if len(named) == 0 {
+		return
+	}
+	for d := range scores {
+		if !named[idx.tools[d].Server] {
+			scores[d] *= otherServerWeight
+		}
+	}
+}
+
 // Search returns the limit best tools for query, best first (ties by
 // name), only tools that match at least one of its terms; a nil Index
 // finds nothing. A query is read up to MaxQueryBytes and MaxQueryTerms
@@ -256,6 +358,7 @@ func (idx *Index) Search(query string, limit int) []Match {
 		}
 	}
 	idx.boostNames(scores, terms)
+	idx.preferNamedServers(scores, terms)
 	if i, ok := idx.names[strings.ToLower(strings.TrimSpace(query))]; ok {
 		scores[i] += exactBoost
 	}
