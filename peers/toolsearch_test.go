@@ -197,6 +197,8 @@ func TestFleetToolSearch(t *testing.T) {
 			t.Errorf("tuned set: top-5 hit rate %.1f%%, want at least %.0f%%", 100*s.top5, 100*minTop5)
 		}
 	}
+	overall := scoreSearch(rt.Runtime, all)
+	t.Logf("all sets: %d queries: top-1 %.1f%%, top-5 %.1f%%", len(all), 100*overall.top1, 100*overall.top5)
 	if len(heldOut) > 0 {
 		s := scoreSearch(rt.Runtime, heldOut)
 		t.Logf("held-out sets: %d queries: top-1 %.1f%%, top-5 %.1f%%", len(heldOut), 100*s.top1, 100*s.top5)
