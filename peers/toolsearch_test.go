@@ -23,8 +23,9 @@ type searchCase struct {
 
 // querySet is one query file: its name (the file's, between
 // "toolsearch-" and ".tsv") and its queries. tunedSet is the file the
-// ranking was tuned on; every other file is held out (written before the
-// search was measured on it, and not used to tune it). A new file in
+// ranking was tuned on; every other file is held out: written before the
+// search was measured on it (its header says whether a ranking change was
+// judged on it since, which makes it less than blind). A new file in
 // testdata is picked up with no change here.
 type querySet struct {
 	name  string
