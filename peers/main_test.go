@@ -163,17 +163,26 @@ func installPinned(dir string, pkgs []npmPackage) error {
 	return nil
 }
 
-// installedVersion is the version of package pkg in dir, or "".
+// installedVersion is the version of package pkg in dir, or "" when it
+// is not there whole: an npm install cut short (killed, out of disk)
+// leaves a package's package.json with some of its dependencies missing,
+// so each dependency it names must be installed too, beside it or below
+// it, as npm places them.
 func installedVersion(dir, pkg string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
-	if err != nil {
-		return ""
-	}
 	var meta struct {
-		Version string `json:"version"`
+		Version      string            `json:"version"`
+		Dependencies map[string]string `json:"dependencies"`
 	}
-	if json.Unmarshal(data, &meta) != nil {
+	data, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
+	if err != nil || json.Unmarshal(data, &meta) != nil {
 		return ""
+	}
+	for dep := range meta.Dependencies {
+		_, nested := os.Stat(filepath.Join(dir, "node_modules", pkg, "node_modules", dep, "package.json"))
+		_, hoisted := os.Stat(filepath.Join(dir, "node_modules", dep, "package.json"))
+		if nested != nil && hoisted != nil {
+			return ""
+		}
 	}
 	return strings.TrimSpace(meta.Version)
 }

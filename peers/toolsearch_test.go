@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,16 +14,38 @@ import (
 	"github.com/openprogram/mcpvisor/tools"
 )
 
-// searchCase is one line of testdata/toolsearch-queries.tsv: a user's
-// query and the tools that answer it (any one of them is a hit).
+// searchCase is one line of a query file (testdata/toolsearch-*.tsv): a
+// user's query and the tools that answer it (any one of them is a hit).
 type searchCase struct {
 	query string
 	want  []string
 }
 
-// minTop5 is the share of queries whose tool must be among the first five
-// matches (the target).
-const minTop5 = 0.90
+// querySet is one query file: its name (the file's, between
+// "toolsearch-" and ".tsv") and its queries. tunedSet is the file the
+// ranking was tuned on; every other file is held out: written before the
+// search was measured on it (its header says whether a ranking change was
+// judged on it since, which makes it less than blind). A new file in
+// testdata is picked up with no change here.
+type querySet struct {
+	name  string
+	cases []searchCase
+}
+
+const tunedSet = "queries"
+
+// minTop5 is the share of the tuned set's queries whose tool must be
+// among the first five matches (the target, which the tuned set
+// meets: 94.8 %). The held-out sets do not meet it (79.1 % on
+// heldout-reviewb when this was written), so the test holds them to
+// minHeldoutTop5, what they score less about two queries in 43, so that
+// a ranking change that loses held-out queries fails; the bench reports
+// the held-out figure against the 90 % target. A new held-out file moves
+// the combined figure: set the floor again from what it measures.
+const (
+	minTop5        = 0.90
+	minHeldoutTop5 = 0.75
+)
 
 // fleetPins are the five tools the deferred-mode measurements pin: the
 // everyday file tools and the browser's entry point, what a coding agent
@@ -32,9 +55,48 @@ var fleetPins = []string{
 	"filesystem__edit_file", "playwright__browser_navigate",
 }
 
-func loadSearchCases(tb testing.TB) []searchCase {
+// loadQuerySets reads every testdata/toolsearch-*.tsv, the tuned set
+// first, then the held-out ones by name.
+func loadQuerySets(tb testing.TB) []querySet {
 	tb.Helper()
-	f, err := os.Open("testdata/toolsearch-queries.tsv")
+	files, err := filepath.Glob("testdata/toolsearch-*.tsv")
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no testdata/toolsearch-*.tsv query files (%v)", err)
+	}
+	var sets []querySet
+	for _, file := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(file), "toolsearch-"), ".tsv")
+		sets = append(sets, querySet{name: name, cases: loadSearchCases(tb, file)})
+	}
+	slices.SortStableFunc(sets, func(a, b querySet) int {
+		switch {
+		case a.name == tunedSet:
+			return -1
+		case b.name == tunedSet:
+			return 1
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	if sets[0].name != tunedSet {
+		tb.Fatalf("testdata/toolsearch-%s.tsv, the tuned query set, is missing", tunedSet)
+	}
+	return sets
+}
+
+// allCases is every query of sets; heldOut those of the held-out sets.
+func allCases(sets []querySet) (all, heldOut []searchCase) {
+	for _, s := range sets {
+		all = append(all, s.cases...)
+		if s.name != tunedSet {
+			heldOut = append(heldOut, s.cases...)
+		}
+	}
+	return all, heldOut
+}
+
+func loadSearchCases(tb testing.TB, file string) []searchCase {
+	tb.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -48,7 +110,7 @@ func loadSearchCases(tb testing.TB) []searchCase {
 		}
 		query, want, ok := strings.Cut(line, "\t")
 		if !ok {
-			tb.Fatalf("toolsearch-queries.tsv: no tab in %q", line)
+			tb.Fatalf("%s: no tab in %q", file, line)
 		}
 		cases = append(cases, searchCase{query: query, want: strings.Split(want, "|")})
 	}
@@ -113,11 +175,12 @@ func modelDefinitions(list []tools.Tool) []byte {
 // unpinned tool by name.
 func TestFleetToolSearch(t *testing.T) {
 	rt := startFleet(t, runtime.Options{ToolSearch: runtime.ToolSearch{Enabled: true, Pinned: fleetPins}})
-	cases := loadSearchCases(t)
-	if len(cases) < 40 {
-		t.Fatalf("%d queries in the set, want at least 40", len(cases))
+	sets := loadQuerySets(t)
+	all, heldOut := allCases(sets)
+	if len(sets[0].cases) < 40 {
+		t.Fatalf("%d queries in the tuned set, want at least 40", len(sets[0].cases))
 	}
-	for _, c := range cases {
+	for _, c := range all {
 		for _, name := range c.want {
 			if _, ok := rt.Registry().Get(name); !ok {
 				t.Errorf("query %q names %s, which the fleet does not register", c.query, name)
@@ -125,13 +188,24 @@ func TestFleetToolSearch(t *testing.T) {
 		}
 	}
 
-	s := scoreSearch(rt.Runtime, cases)
-	t.Logf("%d queries over %d tools: top-1 %.1f%%, top-5 %.1f%%", len(cases), len(rt.Tools()), 100*s.top1, 100*s.top5)
-	for _, m := range s.misses {
-		t.Logf("missed: %s", m)
+	for _, set := range sets {
+		s := scoreSearch(rt.Runtime, set.cases)
+		t.Logf("%s: %d queries over %d tools: top-1 %.1f%%, top-5 %.1f%%", set.name, len(set.cases), len(rt.Tools()), 100*s.top1, 100*s.top5)
+		for _, m := range s.misses {
+			t.Logf("%s missed: %s", set.name, m)
+		}
+		if set.name == tunedSet && s.top5 < minTop5 {
+			t.Errorf("tuned set: top-5 hit rate %.1f%%, want at least %.0f%%", 100*s.top5, 100*minTop5)
+		}
 	}
-	if s.top5 < minTop5 {
-		t.Errorf("top-5 hit rate %.1f%%, want at least %.0f%%", 100*s.top5, 100*minTop5)
+	overall := scoreSearch(rt.Runtime, all)
+	t.Logf("all sets: %d queries: top-1 %.1f%%, top-5 %.1f%%", len(all), 100*overall.top1, 100*overall.top5)
+	if len(heldOut) > 0 {
+		s := scoreSearch(rt.Runtime, heldOut)
+		t.Logf("held-out sets: %d queries: top-1 %.1f%%, top-5 %.1f%%", len(heldOut), 100*s.top1, 100*s.top5)
+		if s.top5 < minHeldoutTop5 {
+			t.Errorf("held-out sets: top-5 hit rate %.1f%%, want at least %.0f%%", 100*s.top5, 100*minHeldoutTop5)
+		}
 	}
 
 	t.Run("deferred", func(t *testing.T) {

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -52,6 +51,9 @@ type ToolMatch struct {
 }
 
 func (o *ToolSearch) setDefaults() error {
+	// The host keeps its slice: a copy, so that changing it later is
+	// neither a race nor a change of the pins.
+	o.Pinned = slices.Clone(o.Pinned)
 	for i, p := range o.Pinned {
 		if _, err := path.Match(p, ""); err != nil {
 			return fmt.Errorf("%w: ToolSearch.Pinned[%d] %q: %v", ErrInvalidOptions, i, p, err)
@@ -86,8 +88,10 @@ func (o *ToolSearch) pins(name string) bool {
 // first 32 distinct words count.
 //
 // The index is rebuilt in the background after every change of the
-// registry (milliseconds for a thousand tools), never on a search: a
-// search just after a change may not see it yet.
+// registry, never on a search, but a search answers only tools that are
+// the registry's current entry for their name (and the current entry, not
+// the indexed copy): a tool just removed or filtered out is never found,
+// one just added may be missing for the time of a rebuild.
 func (r *Runtime) SearchTools(query string, limit int) []ToolMatch {
 	switch {
 	case limit <= 0:
@@ -95,22 +99,42 @@ func (r *Runtime) SearchTools(query string, limit int) []ToolMatch {
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
+	return r.searchCurrent(query, limit, 0, nil)
+}
+
+// searchCurrent asks the index for limit+extra matches and keeps, best
+// first, at most limit of those still registered as indexed (one map
+// lookup each) that skip does not leave out.
+func (r *Runtime) searchCurrent(query string, limit, extra int, skip func(tools.Tool) bool) []ToolMatch {
 	var out []ToolMatch
-	for _, m := range r.search.Load().Search(query, limit) {
-		out = append(out, ToolMatch{Tool: m.Tool, Score: m.Score})
+	for _, m := range r.search.Load().Search(query, limit+extra) {
+		cur, ok := r.registry.Get(m.Tool.Name)
+		if !ok || cur.Server != m.Tool.Server || cur.OriginalName != m.Tool.OriginalName || !cur.ForModel() ||
+			(skip != nil && skip(cur)) {
+			continue
+		}
+		out = append(out, ToolMatch{Tool: cur, Score: m.Score})
+		if len(out) == limit {
+			break
+		}
 	}
 	return out
 }
 
 // indexTools keeps r.search in step with the registry until Shutdown
-// begins: a rebuild after each (coalesced) change.
+// begins: a rebuild after each (coalesced) change, which re-analyses only
+// the servers whose tools changed and keeps the index when the model's
+// tools are what they were (a re-listing that changed nothing).
 func (r *Runtime) indexTools(sub *tools.Subscription) {
 	defer sub.Close()
+	b := toolsearch.NewBuilder()
 	built := ^uint64(0) // no version yet
 	for {
 		if v := r.registry.Version(); v != built {
 			built = v
-			r.search.Store(toolsearch.Build(r.Tools()))
+			if idx, changed := b.Build(r.Tools()); changed {
+				r.search.Store(idx)
+			}
 		}
 		select {
 		case <-sub.C:
@@ -153,49 +177,4 @@ func (r *Runtime) searchTool() tools.Tool {
 		tools.ExecutorFunc(r.runSearchTool))
 	t.Visibility = []string{tools.VisibleToModel}
 	return t
-}
-
-// searchAnswer is the text of a search_tools answer.
-type searchAnswer struct {
-	Tools []searchAnswerTool `json:"tools"`
-}
-
-type searchAnswerTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
-}
-
-func (r *Runtime) runSearchTool(_ context.Context, args any) (tools.Result, error) {
-	var in struct {
-		Query *string `json:"query"`
-		Limit *int    `json:"limit"`
-	}
-	if raw, err := json.Marshal(args); err != nil || json.Unmarshal(raw, &in) != nil {
-		return searchToolError("search_tools takes {\"query\": string, \"limit\": integer}")
-	}
-	limit := r.opts.ToolSearch.Limit
-	switch {
-	case in.Query == nil || *in.Query == "":
-		return searchToolError("search_tools needs a query: what you want to do, in a few words")
-	case len(*in.Query) > MaxSearchQueryBytes:
-		return searchToolError(fmt.Sprintf("the query is longer than %d bytes; say it in a few words", MaxSearchQueryBytes))
-	case in.Limit != nil && (*in.Limit < 1 || *in.Limit > MaxSearchLimit):
-		return searchToolError(fmt.Sprintf("limit must be between 1 and %d", MaxSearchLimit))
-	case in.Limit != nil:
-		limit = *in.Limit
-	}
-	answer := searchAnswer{Tools: []searchAnswerTool{}}
-	for _, m := range r.SearchTools(*in.Query, limit) {
-		answer.Tools = append(answer.Tools, searchAnswerTool{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema})
-	}
-	text, err := json.Marshal(answer)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("encoding the search_tools answer: %w", err)
-	}
-	return tools.Result{Content: []tools.Content{{Type: tools.ContentText, Text: string(text)}}}, nil
-}
-
-func searchToolError(msg string) (tools.Result, error) {
-	return tools.Result{IsError: true, Content: []tools.Content{{Type: tools.ContentText, Text: msg}}}, nil
 }

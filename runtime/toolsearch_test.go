@@ -92,12 +92,14 @@ func TestModelToolsDeferred(t *testing.T) {
 		searchTool("fs__read_dir", "List a directory.", nil),
 		searchTool("fs__write_file", "Write a file.", nil),
 		searchTool("web__navigate", "Go to a web page.", nil),
+		searchTool("fs__delete_file", "Delete a file.", nil),
+		searchTool("fs__make_dir", "Make a directory.", nil),
 	}
 	off := start(t, Options{})
 	if err := off.Registry().SetServer("fs", list); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := matchNames(toolMatches(off.ModelTools())), matchNames(toolMatches(off.Tools())); !slices.Equal(got, want) || len(got) != 4 {
+	if got, want := matchNames(toolMatches(off.ModelTools())), matchNames(toolMatches(off.Tools())); !slices.Equal(got, want) || len(got) != len(list) {
 		t.Errorf("ModelTools with the mode off = %v, want Tools %v", got, want)
 	}
 	if _, err := off.CallTool(context.Background(), SearchToolName, map[string]any{"query": "x"}); !errors.Is(err, tools.ErrUnknownTool) {

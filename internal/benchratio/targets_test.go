@@ -43,15 +43,16 @@ func TestRunTargets(t *testing.T) {
 		{
 			name: "a floor, and a benchmark with several targets",
 			in: header +
-				"BenchmarkToolSearchFleet-2 \t 1\t 5000 ns/op\t 8.5 deferred-%\t 60.0 top1-%\t 91.0 top5-%\n" +
-				"BenchmarkToolSearchFleet-2 \t 1\t 7000 ns/op\t 16.5 deferred-%\t 60.0 top1-%\t 89.0 top5-%\n" +
-				"BenchmarkToolSearchFleet-2 \t 1\t 6000 ns/op\t 9.5 deferred-%\t 60.0 top1-%\t 89.5 top5-%\n" +
+				"BenchmarkToolSearchFleet-2 \t 1\t 5000 ns/op\t 8.5 deferred-%\t 60.0 top1-%\t 91.0 top5-heldout-%\t 95.0 top5-tuned-%\n" +
+				"BenchmarkToolSearchFleet-2 \t 1\t 7000 ns/op\t 16.5 deferred-%\t 60.0 top1-%\t 89.0 top5-heldout-%\t 95.0 top5-tuned-%\n" +
+				"BenchmarkToolSearchFleet-2 \t 1\t 6000 ns/op\t 9.5 deferred-%\t 60.0 top1-%\t 89.5 top5-heldout-%\t 95.0 top5-tuned-%\n" +
 				footer,
 			want: []string{
 				"BenchmarkToolSearchFleet (median of runs): the npm fleet",
-				"  deferred-%            9.500  ≤ 15.000     met",
-				"  top1-%               60.000\n",
-				"  top5-%               89.500  ≥ 90.000  MISSED",
+				"  deferred-%              9.500  ≤ 15.000     met",
+				"  top1-%                 60.000\n",
+				"  top5-heldout-%         89.500  ≥ 90.000  MISSED",
+				"  top5-tuned-%           95.000\n",
 			},
 		},
 		{

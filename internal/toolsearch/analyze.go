@@ -86,6 +86,9 @@ func words(text string) func(yield func(string) bool) {
 			}
 			w := text[start:end]
 			start = -1
+			if r, _ := utf8.DecodeRuneInString(w); isCJK(r) {
+				return bigrams(w, yield)
+			}
 			if len(w) > maxWordBytes {
 				return true
 			}
@@ -114,10 +117,12 @@ func words(text string) func(yield func(string) bool) {
 }
 
 // boundary reports whether a word ends between prev and r (rest is the text
-// after r): lower→Upper, the last capital of an acronym before a lowercase
+// after r): into or out of a run of CJK characters, lower→Upper, the last capital of an acronym before a lowercase
 // letter (HTTPServer → HTTP Server), letters→digits and digits→letters.
 func boundary(prev, r rune, rest string) bool {
 	switch {
+	case isCJK(prev) != isCJK(r):
+		return true
 	case unicode.IsLower(prev) && unicode.IsUpper(r):
 		return true
 	case unicode.IsUpper(prev) && unicode.IsUpper(r):
@@ -130,3 +135,31 @@ func boundary(prev, r rune, rest string) bool {
 }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// isCJK reports the characters of the scripts written without spaces
+// between words (Chinese, Japanese) and Korean's.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// bigrams yields the overlapping pairs of characters of a run of CJK
+// characters (the run itself when it is one character): the analyser
+// knows no words of these scripts, and pairs are what a query of a
+// two-character word matches. No run is too long: each pair is a word.
+func bigrams(run string, yield func(string) bool) bool {
+	if _, n := utf8.DecodeRuneInString(run); n == len(run) {
+		return yield(run)
+	}
+	for i := 0; i < len(run); {
+		_, a := utf8.DecodeRuneInString(run[i:])
+		if i+a >= len(run) {
+			break
+		}
+		_, b := utf8.DecodeRuneInString(run[i+a:])
+		if !yield(run[i : i+a+b]) {
+			return false
+		}
+		i += a
+	}
+	return true
+}

@@ -3,10 +3,22 @@
 // into words, its server's name, title, description, and the names and
 // descriptions of its input schema's properties), Snowball English
 // stemming, query expansion through a small table of general synonyms,
-// and a boost for the tools whose name the query says in full (a name is
-// the tool's own summary of what it does). An Index is built once for a
+// a boost for the tools whose name the query says in full (a name is the
+// tool's own summary of what it does), and two rules of server context:
+// a word in nearly every tool name of a server is its prefix, not part of
+// any tool's name, and a query that names a server prefers its tools.
+// The analysis is English (stop words, stemming, synonyms); other scripts
+// are split into words where letters and digits run, and a run of
+// Chinese, Japanese or Korean characters (no spaces between words) into
+// overlapping pairs of characters, so such text is found by its
+// two-character words and no run is dropped for its length. An Index is built once for a
 // set of tools and is then read-only: any number of goroutines may Search
-// it at once.
+// it at once. A Builder keeps each server's analysed tools between
+// builds. Measured on 2 shared cores (BenchmarkToolSearch1000): a first
+// build of 1000 fleet-like tools takes 30–55 ms, a rebuild after one
+// server's tools changed 3–5 ms, a search about 0.05 ms (p50); 300
+// tools of hostile text (2000 random words each and 200 described
+// properties) take about 0.3 s of CPU and 100 MB allocated, 8 MB kept.
 package toolsearch
 
 import (
@@ -42,8 +54,21 @@ func fieldParams() (weight, b [numFields]float64) {
 // k1 is BM25's term-frequency saturation.
 const k1 = 1.2
 
-// maxFieldTerms bounds the terms one field of one tool contributes.
-const maxFieldTerms = 2000
+// Bounds of what one tool and one index hold, so that no server's tool
+// list can make a build take unbounded memory or time: each field's text
+// is cut before analysis (a word that matters is near the start of a
+// description), one field contributes at most maxFieldTerms terms, one
+// tool at most maxToolTerms distinct terms (the first ones, name and title
+// first: a real tool has some 20–150), the index at most maxIndexTerms
+// distinct terms (a term first seen past it is not indexed).
+const (
+	maxNameBytes        = 256
+	maxTitleBytes       = 1 << 10
+	maxDescriptionBytes = 8 << 10
+	maxFieldTerms       = 2000
+	maxToolTerms        = 400
+	maxIndexTerms       = 1 << 17
+)
 
 // nameCoverageBoost is how much a tool's score grows when the query says
 // every word of its name: 1 doubles it, a half-covered name gets half
@@ -75,6 +100,7 @@ type Index struct {
 	nameTerms [][]string           // per tool, the distinct terms of its name
 	postings  map[string][]posting // term → the tools it occurs in
 	synonyms  map[string][]string  // term → the terms of its synonym groups
+	servers   map[string][]string  // server → the terms of its name
 	n         float64              // len(tools), for idf
 }
 
@@ -92,78 +118,114 @@ func (idx *Index) idf(term string) float64 {
 	return math.Log(1 + (idx.n-df+0.5)/(df+0.5))
 }
 
-// Build indexes list. It costs a few milliseconds per thousand tools.
+// Build indexes list, analysing every tool; a Builder re-analyses only
+// the servers whose tools changed.
 func Build(list []tools.Tool) *Index {
-	a := newAnalyzer()
+	idx, _ := NewBuilder().Build(list)
+	return idx
+}
+
+// combine builds the index of docs (one per tool, in list order): BM25F's
+// length normalisation depends on every tool's field lengths, so the
+// postings are computed afresh from the analysed tools on every build,
+// which costs a pass over their (bounded) terms and no analysis.
+func combine(docs []*doc, synonyms map[string][]string) *Index {
 	idx := &Index{
-		tools:     slices.Clone(list),
-		nameTerms: make([][]string, len(list)),
-		names:     make(map[string]int, 2*len(list)),
+		tools:     make([]tools.Tool, len(docs)),
+		nameTerms: make([][]string, len(docs)),
+		names:     make(map[string]int, 2*len(docs)),
 		postings:  map[string][]posting{},
-		synonyms:  synonymsOf(a),
-		n:         float64(len(list)),
+		servers:   map[string][]string{},
+		synonyms:  synonyms,
+		n:         float64(len(docs)),
 	}
-	tf := make([]map[string][numFields]float64, len(list))
 	var totalLen [numFields]float64
-	lens := make([][numFields]float64, len(list))
-	var buf []string
-	for i, t := range list {
-		idx.names[strings.ToLower(t.Name)] = i
-		if _, taken := idx.names[strings.ToLower(t.OriginalName)]; !taken {
-			idx.names[strings.ToLower(t.OriginalName)] = i
+	for i, d := range docs {
+		idx.tools[i] = d.tool
+		idx.nameTerms[i] = d.nameTerms
+		if _, ok := idx.servers[d.tool.Server]; !ok {
+			idx.servers[d.tool.Server] = serverNameTerms(d)
 		}
-		schema := walkSchema(t.InputSchema)
-		texts := [numFields][]string{
-			fieldName:        {t.OriginalName},
-			fieldServer:      {t.Server},
-			fieldTitle:       {t.Title},
-			fieldDescription: {t.Description},
-			fieldParamNames:  schema.names,
-			fieldParamDescs:  schema.descs,
+		idx.names[strings.ToLower(d.tool.Name)] = i
+		if _, taken := idx.names[strings.ToLower(d.tool.OriginalName)]; !taken {
+			idx.names[strings.ToLower(d.tool.OriginalName)] = i
 		}
-		if t.OriginalName == "" {
-			texts[fieldName] = []string{t.Name}
+		for f := range numFields {
+			totalLen[f] += float64(d.lens[f])
 		}
-		counts := map[string][numFields]float64{}
-		for f, parts := range texts {
-			n := 0
-			for _, s := range parts {
-				buf = a.terms(buf[:0], s, maxFieldTerms-n)
-				n += len(buf)
-				for _, term := range buf {
-					c := counts[term]
-					c[f]++
-					counts[term] = c
-					if f == fieldName && !slices.Contains(idx.nameTerms[i], term) {
-						idx.nameTerms[i] = append(idx.nameTerms[i], term)
-					}
-				}
-			}
-			lens[i][f] = float64(n)
-			totalLen[f] += float64(n)
-		}
-		tf[i] = counts
 	}
 	var avg [numFields]float64
 	for f := range avg {
 		avg[f] = max(totalLen[f]/max(idx.n, 1), 1)
 	}
 	fieldWeights, fieldB := fieldParams()
-	for i, counts := range tf {
-		for term, c := range counts {
+	prefixes := namePrefixes(docs)
+	for i, d := range docs {
+		prefix := prefixes[d.tool.Server]
+		if len(prefix) > 0 {
+			idx.nameTerms[i] = slices.DeleteFunc(slices.Clone(d.nameTerms), func(t string) bool { return prefix[t] })
+		}
+		for _, dt := range d.terms {
+			if prefix[dt.term] {
+				dt.count[fieldServer] += dt.count[fieldName]
+				dt.count[fieldName] = 0
+			}
+			list, known := idx.postings[dt.term]
+			if !known && len(idx.postings) >= maxIndexTerms {
+				continue
+			}
 			// BM25F: the field-weighted, length-normalised frequency,
 			// saturated once over all fields.
 			var w float64
 			for f := range numFields {
-				if c[f] > 0 {
-					norm := 1 - fieldB[f] + fieldB[f]*lens[i][f]/avg[f]
-					w += fieldWeights[f] * c[f] / norm
+				if dt.count[f] > 0 {
+					norm := 1 - fieldB[f] + fieldB[f]*float64(d.lens[f])/avg[f]
+					w += fieldWeights[f] * float64(dt.count[f]) / norm
 				}
 			}
-			idx.postings[term] = append(idx.postings[term], posting{doc: int32(i), tf: float32(w / (k1 + w))})
+			idx.postings[dt.term] = append(list, posting{doc: int32(i), tf: float32(w / (k1 + w))})
 		}
 	}
 	return idx
+}
+
+// A server's name prefix is a word in the name of nearly every one of
+// its tools (at least prefixShare of them, on a server with at least
+// prefixMinTools): the "API-" of every Notion tool, the "browser_" of
+// every Playwright one. It says which server a tool is of, not what the
+// tool does, so it counts as the server's name does, not as a word of
+// the tool's name (nor towards the name's coverage by a query).
+const (
+	prefixShare    = 0.8
+	prefixMinTools = 4
+)
+
+// namePrefixes returns, per server, its name prefixes' terms.
+func namePrefixes(docs []*doc) map[string]map[string]bool {
+	tools := map[string]int{}
+	df := map[string]map[string]int{}
+	for _, d := range docs {
+		s := d.tool.Server
+		tools[s]++
+		if df[s] == nil {
+			df[s] = map[string]int{}
+		}
+		for _, t := range d.nameTerms {
+			df[s][t]++
+		}
+	}
+	out := map[string]map[string]bool{}
+	for s, n := range tools {
+		for term, c := range df[s] {
+			if n >= prefixMinTools && float64(c) >= prefixShare*float64(n) {
+				if out[s] == nil {
+					out[s] = map[string]bool{}
+				}
+				out[s][term] = true
+			}
+		}
+	}
+	return out
 }
 
 // synonymsOf maps each term of the synonym table to the other terms of its
@@ -211,6 +273,48 @@ func (idx *Index) boostNames(scores []float64, terms []queryTerm) {
 	}
 }
 
+// serverNameTerms are the terms of d's server name.
+func serverNameTerms(d *doc) []string {
+	var out []string
+	for _, dt := range d.terms {
+		if dt.count[fieldServer] > 0 {
+			out = append(out, dt.term)
+		}
+	}
+	return out
+}
+
+// otherServerWeight is what the score of a tool of another server than
+// the ones a query names is multiplied by.
+const otherServerWeight = 0.7
+
+// preferNamedServers favours the tools of a server the query names (by
+// every word of the server's name, as typed: "in notion", "in my
+// memory"): the user said where the tool is, so the tools of other
+// servers, which match only the rest of the query, weigh less.
+func (idx *Index) preferNamedServers(scores []float64, terms []queryTerm) {
+	said := map[string]bool{}
+	for _, q := range terms {
+		if q.weight == 1 {
+			said[q.term] = true
+		}
+	}
+	named := map[string]bool{}
+	for server, st := range idx.servers {
+		if len(st) > 0 && !slices.ContainsFunc(st, func(t string) bool { return !said[t] }) {
+			named[server] = true
+		}
+	}
+	if len(named) == 0 {
+		return
+	}
+	for d := range scores {
+		if !named[idx.tools[d].Server] {
+			scores[d] *= otherServerWeight
+		}
+	}
+}
+
 // Search returns the limit best tools for query, best first (ties by
 // name), only tools that match at least one of its terms; a nil Index
 // finds nothing. A query is read up to MaxQueryBytes and MaxQueryTerms
@@ -254,6 +358,7 @@ func (idx *Index) Search(query string, limit int) []Match {
 		}
 	}
 	idx.boostNames(scores, terms)
+	idx.preferNamedServers(scores, terms)
 	if i, ok := idx.names[strings.ToLower(strings.TrimSpace(query))]; ok {
 		scores[i] += exactBoost
 	}

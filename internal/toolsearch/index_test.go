@@ -34,6 +34,9 @@ func TestWords(t *testing.T) {
 		"API-post-search":         {"api", "post", "search"},
 		"HTTPServer.listen":       {"http", "server", "listen"},
 		"base64 héllo":            {"base", "64", "héllo"},
+		"读取文件内容":                  {"读取", "取文", "文件", "件内", "内容"},
+		"API文件 x":                 {"api", "文件", "x"},
+		"文":                       {"文"},
 		"":                        nil,
 	}
 	for in, want := range cases {
@@ -201,6 +204,7 @@ func TestSearchConcurrent(t *testing.T) {
 func TestNameHint(t *testing.T) {
 	for w, want := range map[string]string{
 		"notes.txt": "file", "src/main.go": "file", "(report.docx)": "file", "archive.tar.gz,": "file",
+		"photo.JPG": "file image", "talk.mp3": "file audio", "clip.mp4": "file video",
 		"example.com": "web", "docs.python.org.": "web",
 		"e.g.": "", "3.14": "", "v1.2.3": "", "https://x.com/a": "", "hello": "", ".bashrc": "", "end.": "", "a.verylongext": "",
 	} {

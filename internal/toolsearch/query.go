@@ -33,16 +33,20 @@ func queryTerms(a *analyzer, query string) []queryTerm {
 		}
 	}
 	for _, w := range strings.Fields(query) {
-		if hint := a.term(nameHint(w)); hint != "" && !has(hint) && len(out) < MaxQueryTerms {
-			out = append(out, queryTerm{hint, synonymWeight})
+		for h := range strings.FieldsSeq(nameHint(w)) {
+			if hint := a.term(h); hint != "" && !has(hint) && len(out) < MaxQueryTerms {
+				out = append(out, queryTerm{hint, synonymWeight})
+			}
 		}
 	}
 	return out
 }
 
-// nameHint is what a word of a query names when its form says so, "" when
-// it does not: a file name (notes.txt, src/main.go) is about a file, a
-// host name (example.com) about a web page. People name what they mean
+// nameHint is what a word of a query names when its form says so (words
+// separated by spaces), "" when it does not: a file name (notes.txt,
+// src/main.go) is about a file, and an image's, a recording's or a
+// video's (photo.jpg) about an image, audio or video file too; a host
+// name (example.com) is about a web page. People name what they mean
 // this way rather than saying "the file".
 func nameHint(w string) string {
 	w = strings.TrimFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '/' && r != '_' })
@@ -59,6 +63,12 @@ func nameHint(w string) string {
 	switch ext {
 	case "com", "org", "net", "io", "dev", "app", "ai", "co", "edu", "gov":
 		return "web"
+	case "png", "jpg", "jpeg", "gif", "webp", "bmp", "svg", "tif", "tiff", "heic", "ico":
+		return "file image"
+	case "mp3", "wav", "ogg", "flac", "m4a", "aac", "opus":
+		return "file audio"
+	case "mp4", "mov", "avi", "mkv", "webm":
+		return "file video"
 	}
 	return "file"
 }

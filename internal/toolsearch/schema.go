@@ -7,16 +7,20 @@ import (
 	"strings"
 )
 
-// Bounds of the walk over a tool's input schema: how deep into nested
-// objects and arrays it goes, how many properties it reads and how many
-// enum values per property. Schemas are bounded when registered (the
-// hardening issue's limits); these keep one tool's share of the index
-// small all the same.
+// Bounds of the walk over a tool's input schema: a schema larger than
+// maxSchemaBytes is not read at all (unmarshalling it would cost more
+// than the tool's share of the index is worth; its tool is found by its
+// name and description), and the walk goes maxSchemaDepth deep into
+// nested objects and arrays, reads maxSchemaProps properties, maxEnumValues
+// enum values per property and the first maxSchemaString bytes of each
+// string. Schemas are bounded when registered too (the hardening issue's
+// limits); these keep one tool's share of the index small all the same.
 const (
+	maxSchemaBytes  = 64 << 10
 	maxSchemaDepth  = 4
-	maxSchemaProps  = 200
+	maxSchemaProps  = 100
 	maxEnumValues   = 16
-	maxSchemaString = 4 << 10
+	maxSchemaString = 1 << 10
 )
 
 // schemaText is the text of an input schema the index reads: the names of
@@ -29,7 +33,7 @@ type schemaText struct {
 
 func walkSchema(raw json.RawMessage) schemaText {
 	var root any
-	if len(raw) == 0 || json.Unmarshal(raw, &root) != nil {
+	if len(raw) == 0 || len(raw) > maxSchemaBytes || json.Unmarshal(raw, &root) != nil {
 		return schemaText{}
 	}
 	var st schemaText
@@ -51,7 +55,7 @@ func (st *schemaText) walk(node any, depth int, budget *int) {
 				return
 			}
 			*budget--
-			st.names = append(st.names, cut(name))
+			st.names = append(st.names, cut(name, maxSchemaString))
 			st.describe(props[name])
 			st.walk(props[name], depth+1, budget)
 		}
@@ -75,18 +79,20 @@ func (st *schemaText) describe(p any) {
 	}
 	for _, key := range []string{"title", "description"} {
 		if s, ok := obj[key].(string); ok {
-			st.descs = append(st.descs, cut(s))
+			st.descs = append(st.descs, cut(s, maxSchemaString))
 		}
 	}
 	if enum, ok := obj["enum"].([]any); ok {
 		var vals []string
 		for _, v := range enum[:min(len(enum), maxEnumValues)] {
 			if s, ok := v.(string); ok {
-				vals = append(vals, cut(s))
+				vals = append(vals, cut(s, maxSchemaString))
 			}
 		}
 		st.descs = append(st.descs, strings.Join(vals, " "))
 	}
 }
 
-func cut(s string) string { return s[:min(len(s), maxSchemaString)] }
+// cut is s cut to at most n bytes (at a word's end, or in a word: the
+// analyser reads words, so a broken last rune only loses that word).
+func cut(s string, n int) string { return s[:min(len(s), n)] }
