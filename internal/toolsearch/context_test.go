@@ -53,3 +53,39 @@ func TestCJKText(t *testing.T) {
 		t.Errorf("Search(文件) = %v, want fs__read", got)
 	}
 }
+
+// A word that nearly every tool of a server says outside its name (the
+// "Error Responses: 400: Bad request" ending every description of a
+// server generated from an API spec) is its boilerplate: it does not make
+// every tool of that server match a query that says it ("were there
+// any errors"), while a word its tool names tell tools apart by ("file" on a
+// filesystem server) keeps its weight.
+func TestServerBoilerplate(t *testing.T) {
+	const tail = "\nError Responses:\n400: Bad request"
+	list := []tools.Tool{
+		tool("n__retrieve-a-page", "Retrieve a page"+tail, ""),
+		tool("n__move-page", "Move a page"+tail, ""),
+		tool("n__get-user", "Retrieve a user"+tail, ""),
+		tool("n__post-search", "Search by title"+tail, ""),
+		tool("n__delete-block", "Delete a block"+tail, ""),
+		tool("b__console_messages", "Returns all console messages: errors, warnings and logs of the page.", ""),
+		tool("b__click", "Perform click on a web page", ""),
+		tool("f__read_file", "Read a file.", ""),
+		tool("f__write_file", "Write a file.", ""),
+		tool("f__list_directory", "List the files of a directory.", ""),
+		tool("f__move_file", "Move a file.", ""),
+	}
+	idx := Build(list)
+	if got := names(idx.Search("were there any errors", 1)); len(got) == 0 || got[0] != "b__console_messages" {
+		t.Errorf("Search = %v, want b__console_messages first", got)
+	}
+	a := newAnalyzer()
+	var docs []*doc
+	for _, tl := range list {
+		docs = append(docs, analyse(a, tl))
+	}
+	_, common := serverCommon(docs)
+	if !common["n"]["error"] || !common["n"]["request"] || common["f"]["file"] {
+		t.Errorf("boilerplate = %v, want n's error and request, not f's file", common)
+	}
+}

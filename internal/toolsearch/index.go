@@ -37,6 +37,7 @@ const (
 	fieldDescription
 	fieldParamNames
 	fieldParamDescs
+	fieldCommon // a server's boilerplate (serverCommon), moved out of the other fields
 	numFields
 )
 
@@ -46,9 +47,11 @@ const (
 // description is the longest and most diluted; the parameters' names say
 // what the tool takes, their descriptions least of all. Names and titles
 // are all short, so their length says little; descriptions vary a lot.
+// A server's boilerplate counts once per tool, and little: it finds the
+// server's tools, all alike.
 func fieldParams() (weight, b [numFields]float64) {
-	return [numFields]float64{3.0, 1.5, 2.0, 1.0, 1.0, 0.4},
-		[numFields]float64{0.3, 0, 0.3, 0.75, 0.5, 0.75}
+	return [numFields]float64{3.0, 1.5, 2.0, 1.0, 1.0, 0.4, 0.3},
+		[numFields]float64{0.3, 0, 0.3, 0.75, 0.5, 0.75, 0}
 }
 
 // k1 is BM25's term-frequency saturation.
@@ -159,9 +162,9 @@ func combine(docs []*doc, synonyms map[string][]string) *Index {
 		avg[f] = max(totalLen[f]/max(idx.n, 1), 1)
 	}
 	fieldWeights, fieldB := fieldParams()
-	prefixes := namePrefixes(docs)
+	prefixes, common := serverCommon(docs)
 	for i, d := range docs {
-		prefix := prefixes[d.tool.Server]
+		prefix, boiler := prefixes[d.tool.Server], common[d.tool.Server]
 		if len(prefix) > 0 {
 			idx.nameTerms[i] = slices.DeleteFunc(slices.Clone(d.nameTerms), func(t string) bool { return prefix[t] })
 		}
@@ -169,6 +172,9 @@ func combine(docs []*doc, synonyms map[string][]string) *Index {
 			if prefix[dt.term] {
 				dt.count[fieldServer] += dt.count[fieldName]
 				dt.count[fieldName] = 0
+			}
+			if boiler[dt.term] {
+				dt.count = boilerplate(dt.count)
 			}
 			list, known := idx.postings[dt.term]
 			if !known && len(idx.postings) >= maxIndexTerms {
@@ -200,32 +206,74 @@ const (
 	prefixMinTools = 4
 )
 
-// namePrefixes returns, per server, its name prefixes' terms.
-func namePrefixes(docs []*doc) map[string]map[string]bool {
+// commonNameShare bounds a server's boilerplate: a word in the names of
+// at least this share of its tools (the "file" and "directory" of a
+// filesystem server) is one its names tell tools apart by, however often
+// its descriptions repeat it.
+const commonNameShare = 0.25
+
+// serverCommon returns, per server, its name prefixes' terms and the
+// terms of its boilerplate: the words that nearly every one of its tools
+// says outside its name (at least prefixShare of them, on a server with at
+// least prefixMinTools), such as the "Error Responses: 400: Bad request"
+// that ends every description of a server generated from an API spec, or
+// the $defs its every schema repeats. Like a prefix, boilerplate says which
+// server a tool is of, not which of its tools does what.
+func serverCommon(docs []*doc) (prefixes, common map[string]map[string]bool) {
 	tools := map[string]int{}
-	df := map[string]map[string]int{}
+	nameDF := map[string]map[string]int{}
+	textDF := map[string]map[string]int{}
 	for _, d := range docs {
 		s := d.tool.Server
 		tools[s]++
-		if df[s] == nil {
-			df[s] = map[string]int{}
+		if nameDF[s] == nil {
+			nameDF[s], textDF[s] = map[string]int{}, map[string]int{}
 		}
 		for _, t := range d.nameTerms {
-			df[s][t]++
+			nameDF[s][t]++
 		}
-	}
-	out := map[string]map[string]bool{}
-	for s, n := range tools {
-		for term, c := range df[s] {
-			if n >= prefixMinTools && float64(c) >= prefixShare*float64(n) {
-				if out[s] == nil {
-					out[s] = map[string]bool{}
-				}
-				out[s][term] = true
+		for _, dt := range d.terms {
+			if outsideName(dt.count) > 0 && dt.count[fieldServer] == 0 {
+				textDF[s][dt.term]++
 			}
 		}
 	}
-	return out
+	share := func(df map[string]map[string]int, names bool) map[string]map[string]bool {
+		out := map[string]map[string]bool{}
+		for s, n := range tools {
+			for term, c := range df[s] {
+				if !names && float64(nameDF[s][term]) >= commonNameShare*float64(n) {
+					continue
+				}
+				if n >= prefixMinTools && float64(c) >= prefixShare*float64(n) {
+					if out[s] == nil {
+						out[s] = map[string]bool{}
+					}
+					out[s][term] = true
+				}
+			}
+		}
+		return out
+	}
+	return share(nameDF, true), share(textDF, false)
+}
+
+// outsideName is how often a term is said in the fields of a tool other
+// than its name and its server's name.
+func outsideName(c [numFields]float32) float32 {
+	return c[fieldTitle] + c[fieldDescription] + c[fieldParamNames] + c[fieldParamDescs]
+}
+
+// boilerplate moves the counts of a server's boilerplate term out of a
+// tool's own text into fieldCommon, once: the term still finds the
+// server's tools (the "knowledge graph" of every tool of a memory server
+// says what the server is about), all alike, and weighs little.
+func boilerplate(c [numFields]float32) [numFields]float32 {
+	if outsideName(c) > 0 {
+		c[fieldCommon] = 1
+	}
+	c[fieldTitle], c[fieldDescription], c[fieldParamNames], c[fieldParamDescs] = 0, 0, 0, 0
+	return c
 }
 
 // synonymsOf maps each term of the synonym table to the other terms of its
