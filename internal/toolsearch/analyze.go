@@ -67,7 +67,9 @@ const maxWordBytes = 64
 func conversational(w string) bool {
 	switch w {
 	case "please", "want", "wanna", "need", "let", "could", "would", "may", "might", "must", "shall",
-		"also", "maybe", "something", "anything", "thing", "things", "someone", "somehow", "kind", "way":
+		"also", "maybe", "something", "anything", "thing", "things", "someone", "somehow", "kind", "way",
+		"tell", "give", "just", "really", "actually", "quickly", "hey", "hi", "thanks", "thank", "ok", "okay",
+		"sure", "able", "possible", "wonder", "wondering", "try":
 		return true
 	}
 	return false
