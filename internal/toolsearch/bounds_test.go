@@ -100,7 +100,7 @@ func TestBuildBoundedOnHostileText(t *testing.T) {
 		}
 		docs = append(docs, d)
 	}
-	if got := len(combine(docs, nil).postings); got != maxIndexTerms {
+	if got := len(combine(docs, lexicon{}).postings); got != maxIndexTerms {
 		t.Errorf("the index holds %d terms, want the bound %d", got, maxIndexTerms)
 	}
 }

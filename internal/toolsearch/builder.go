@@ -29,10 +29,10 @@ type docTerm struct {
 // every server is unchanged (a re-listing that changed nothing) gives the
 // index built last. A Builder is for one goroutine at a time.
 type Builder struct {
-	seed     maphash.Seed
-	synonyms map[string][]string
-	servers  map[string]serverDocs
-	last     *Index
+	seed    maphash.Seed
+	lex     lexicon
+	servers map[string]serverDocs
+	last    *Index
 }
 
 type serverDocs struct {
@@ -42,7 +42,7 @@ type serverDocs struct {
 
 // NewBuilder returns a Builder that has built nothing yet.
 func NewBuilder() *Builder {
-	return &Builder{seed: maphash.MakeSeed(), synonyms: synonymsOf(newAnalyzer()), servers: map[string]serverDocs{}}
+	return &Builder{seed: maphash.MakeSeed(), lex: newLexicon(newAnalyzer()), servers: map[string]serverDocs{}}
 }
 
 // Build returns the index of list and whether it is a new one: false when
@@ -84,7 +84,7 @@ func (b *Builder) Build(list []tools.Tool) (*Index, bool) {
 	if !changed {
 		return b.last, false
 	}
-	b.last = combine(docs, b.synonyms)
+	b.last = combine(docs, b.lex)
 	return b.last, true
 }
 

@@ -103,6 +103,7 @@ type Index struct {
 	nameTerms [][]string           // per tool, the distinct terms of its name
 	postings  map[string][]posting // term → the tools it occurs in
 	synonyms  map[string][]string  // term → the terms of its synonym groups
+	phrases   []phrase             // the phrases a query may say (queryPhrases)
 	servers   map[string][]string  // server → the terms of its name
 	n         float64              // len(tools), for idf
 }
@@ -132,14 +133,15 @@ func Build(list []tools.Tool) *Index {
 // length normalisation depends on every tool's field lengths, so the
 // postings are computed afresh from the analysed tools on every build,
 // which costs a pass over their (bounded) terms and no analysis.
-func combine(docs []*doc, synonyms map[string][]string) *Index {
+func combine(docs []*doc, lex lexicon) *Index {
 	idx := &Index{
 		tools:     make([]tools.Tool, len(docs)),
 		nameTerms: make([][]string, len(docs)),
 		names:     make(map[string]int, 2*len(docs)),
 		postings:  map[string][]posting{},
 		servers:   map[string][]string{},
-		synonyms:  synonyms,
+		synonyms:  lex.synonyms,
+		phrases:   lex.phrases,
 		n:         float64(len(docs)),
 	}
 	var totalLen [numFields]float64
@@ -276,6 +278,17 @@ func boilerplate(c [numFields]float32) [numFields]float32 {
 	return c
 }
 
+// lexicon is what an index knows of English beyond its tools: the synonyms
+// of each term and the phrases of queries. A Builder makes it once.
+type lexicon struct {
+	synonyms map[string][]string
+	phrases  []phrase
+}
+
+func newLexicon(a *analyzer) lexicon {
+	return lexicon{synonyms: synonymsOf(a), phrases: queryPhrases()}
+}
+
 // synonymsOf maps each term of the synonym table to the other terms of its
 // groups, through the same analysis as the tools' text.
 func synonymsOf(a *analyzer) map[string][]string {
@@ -363,6 +376,12 @@ func (idx *Index) preferNamedServers(scores []float64, terms []queryTerm) {
 	}
 }
 
+// knows reports whether term is in some tool or in the synonym table.
+func (idx *Index) knows(term string) bool {
+	_, syn := idx.synonyms[term]
+	return syn || len(idx.postings[term]) > 0
+}
+
 // Search returns the limit best tools for query, best first (ties by
 // name), only tools that match at least one of its terms; a nil Index
 // finds nothing. A query is read up to MaxQueryBytes and MaxQueryTerms
@@ -373,7 +392,7 @@ func (idx *Index) Search(query string, limit int) []Match {
 		return nil
 	}
 	query = query[:min(len(query), MaxQueryBytes)]
-	terms := queryTerms(newAnalyzer(), query)
+	terms := queryTerms(newAnalyzer(), query, idx.phrases, idx.knows)
 	scores := make([]float64, len(idx.tools))
 	best := make([]float64, len(idx.tools)) // one query term's best match per tool
 	var touched []int32

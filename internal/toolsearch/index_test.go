@@ -61,7 +61,8 @@ func TestTerms(t *testing.T) {
 
 // Every word of the synonym table is a term of its own (none is a stop
 // word, which would silently drop out of its group), and every group keeps
-// at least two distinct terms.
+// at least two distinct terms; every phrase of two words or more
+// stands for a word that is a term.
 func TestSynonymTable(t *testing.T) {
 	a := newAnalyzer()
 	for _, g := range synonymGroups() {
@@ -75,6 +76,11 @@ func TestSynonymTable(t *testing.T) {
 		}
 		if len(terms) < 2 {
 			t.Errorf("group %v has fewer than two distinct terms", g)
+		}
+	}
+	for _, p := range queryPhrases() {
+		if a.term(p.word) == "" || len(p.words) < 2 {
+			t.Errorf("phrase %q stands for %q, a stop word, or is one word", p.words, p.word)
 		}
 	}
 }

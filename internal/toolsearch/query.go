@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -13,8 +14,11 @@ type queryTerm struct {
 }
 
 // queryTerms analyses a query: its distinct terms (the first MaxQueryTerms),
-// and the terms its file names and web addresses imply.
-func queryTerms(a *analyzer, query string) []queryTerm {
+// the words its phrases stand for ("logged in" for login), the compounds
+// its pairs of words spell that known reports the index knows ("drop
+// down" for dropdown), and the terms its file names and web addresses
+// imply.
+func queryTerms(a *analyzer, query string, phrases []phrase, known func(string) bool) []queryTerm {
 	var out []queryTerm
 	has := func(t string) bool {
 		for _, q := range out {
@@ -24,22 +28,50 @@ func queryTerms(a *analyzer, query string) []queryTerm {
 		}
 		return false
 	}
+	add := func(t string, weight float64) {
+		if t != "" && !has(t) && len(out) < MaxQueryTerms {
+			out = append(out, queryTerm{t, weight})
+		}
+	}
+	var ws []string
 	for w := range words(query) {
-		if t := a.term(w); t != "" && !has(t) {
-			out = append(out, queryTerm{t, 1})
-			if len(out) == MaxQueryTerms {
-				return out
+		ws = append(ws, w)
+	}
+	prev := "" // the word before, "" after a phrase
+	for i := 0; i < len(ws); i++ {
+		if word, n := phraseAt(phrases, ws[i:]); n > 0 {
+			add(a.term(word), 1)
+			i += n - 1
+			prev = ""
+			continue
+		}
+		t := a.term(ws[i])
+		add(t, 1)
+		// Stop words too: "drop down", "sign up", "look up".
+		if len(prev) > 1 && len(ws[i]) > 1 {
+			if c := a.term(prev + ws[i]); c != "" && c != t && known(c) {
+				add(c, synonymWeight)
 			}
 		}
+		prev = ws[i]
 	}
 	for _, w := range strings.Fields(query) {
 		for h := range strings.FieldsSeq(nameHint(w)) {
-			if hint := a.term(h); hint != "" && !has(hint) && len(out) < MaxQueryTerms {
-				out = append(out, queryTerm{hint, synonymWeight})
-			}
+			add(a.term(h), synonymWeight)
 		}
 	}
 	return out
+}
+
+// phraseAt reports the word that the phrase of phrases ws starts with
+// stands for and how many words the phrase has, 0 when ws starts with none.
+func phraseAt(phrases []phrase, ws []string) (string, int) {
+	for _, p := range phrases {
+		if len(p.words) <= len(ws) && slices.Equal(p.words, ws[:len(p.words)]) {
+			return p.word, len(p.words)
+		}
+	}
+	return "", 0
 }
 
 // nameHint is what a word of a query names when its form says so (words

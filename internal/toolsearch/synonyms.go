@@ -1,5 +1,7 @@
 package toolsearch
 
+import "strings"
+
 // synonymGroups are words that people and tool authors use for the same
 // action or object. They are general English software vocabulary, written
 // once for any tool set (not for any server or query in particular): each
@@ -113,3 +115,27 @@ func synonymGroups() [][]string {
 // the word itself: a tool that says what the user said ranks above one
 // that says it in other words.
 const synonymWeight = 0.6
+
+// phrase is a few words of a query that together stand for one word of
+// the synonym table, where its words apart say something else ("logged
+// in" is not about logs).
+type phrase struct {
+	words []string
+	word  string
+}
+
+// queryPhrases are the everyday phrases of requests that mean one word
+// of the synonym table: signing in and out, asking who one is, asking
+// for a size or a count.
+func queryPhrases() []phrase {
+	p := func(text, word string) phrase { return phrase{strings.Fields(text), word} }
+	return []phrase{
+		p("log in", "login"), p("logged in", "login"), p("logging in", "login"),
+		p("sign in", "signin"), p("signed in", "signin"), p("signing in", "signin"),
+		p("log out", "logout"), p("logged out", "logout"), p("sign out", "signout"), p("signed out", "signout"),
+		p("who am i", "whoami"),
+		p("how big", "size"), p("how large", "size"), p("how much space", "size"),
+		p("how many", "count"),
+		p("right now", "current"), p("at the moment", "current"),
+	}
+}
