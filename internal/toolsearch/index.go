@@ -2,11 +2,15 @@
 // Okapi BM25 over several weighted fields of each tool (its name split
 // into words, its server's name, title, description, and the names and
 // descriptions of its input schema's properties), Snowball English
-// stemming, query expansion through a small table of general synonyms,
-// a boost for the tools whose name the query says in full (a name is the
-// tool's own summary of what it does), and two rules of server context:
-// a word in nearly every tool name of a server is its prefix, not part of
-// any tool's name, and a query that names a server prefers its tools.
+// stemming, query expansion through a table of general synonyms and of
+// phrases ("logged in"), compounds a query spells in two words ("drop
+// down"), a boost for the tools whose name the query says in full (a name
+// is the tool's own summary of what it does), three rules of server
+// context: a word in nearly every tool name of a server is its prefix,
+// not part of any tool's name, a word nearly every tool of a server says
+// elsewhere is its boilerplate, which weighs little, and a query that
+// names a server prefers its tools; and a question about how things are
+// prefers the tools whose hints say they only read.
 // The analysis is English (stop words, stemming, synonyms); other scripts
 // are split into words where letters and digits run, and a run of
 // Chinese, Japanese or Korean characters (no spaces between words) into
@@ -101,6 +105,7 @@ type Index struct {
 	tools     []tools.Tool
 	names     map[string]int       // lowercased registry and original names → tool
 	nameTerms [][]string           // per tool, the distinct terms of its name
+	changes   []bool               // per tool, whether its hints say it changes things
 	postings  map[string][]posting // term → the tools it occurs in
 	synonyms  map[string][]string  // term → the terms of its synonym groups
 	phrases   []phrase             // the phrases a query may say (queryPhrases)
@@ -137,6 +142,7 @@ func combine(docs []*doc, lex lexicon) *Index {
 	idx := &Index{
 		tools:     make([]tools.Tool, len(docs)),
 		nameTerms: make([][]string, len(docs)),
+		changes:   make([]bool, len(docs)),
 		names:     make(map[string]int, 2*len(docs)),
 		postings:  map[string][]posting{},
 		servers:   map[string][]string{},
@@ -148,6 +154,7 @@ func combine(docs []*doc, lex lexicon) *Index {
 	for i, d := range docs {
 		idx.tools[i] = d.tool
 		idx.nameTerms[i] = d.nameTerms
+		idx.changes[i] = changesThings(d.tool.Annotations)
 		if _, ok := idx.servers[d.tool.Server]; !ok {
 			idx.servers[d.tool.Server] = serverNameTerms(d)
 		}
@@ -376,6 +383,25 @@ func (idx *Index) preferNamedServers(scores []float64, terms []queryTerm) {
 	}
 }
 
+// changingToolWeight is what the score of a tool that changes things is
+// multiplied by for a question: "when was it modified" asks to read a
+// date, not to modify.
+const changingToolWeight = 0.7
+
+// changesThings reports whether a tool's hints say that it changes its
+// environment: read-only said false, or destructive said true with no
+// read-only hint. A tool that says nothing is left alone (the spec's
+// default, not read-only, is what most servers get by omission).
+func changesThings(a *tools.Annotations) bool {
+	switch {
+	case a == nil:
+		return false
+	case a.ReadOnlyHint != nil:
+		return !*a.ReadOnlyHint
+	}
+	return a.DestructiveHint != nil && *a.DestructiveHint
+}
+
 // knows reports whether term is in some tool or in the synonym table.
 func (idx *Index) knows(term string) bool {
 	_, syn := idx.synonyms[term]
@@ -426,6 +452,13 @@ func (idx *Index) Search(query string, limit int) []Match {
 	}
 	idx.boostNames(scores, terms)
 	idx.preferNamedServers(scores, terms)
+	if asksForFacts(query) {
+		for d, c := range idx.changes {
+			if c {
+				scores[d] *= changingToolWeight
+			}
+		}
+	}
 	if i, ok := idx.names[strings.ToLower(strings.TrimSpace(query))]; ok {
 		scores[i] += exactBoost
 	}

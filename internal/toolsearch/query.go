@@ -63,6 +63,38 @@ func queryTerms(a *analyzer, query string, phrases []phrase, known func(string) 
 	return out
 }
 
+// asksForFacts reports whether query is a question about how things are
+// ("what files are here", "when was it modified", "are there errors",
+// "how big is it", "do you know"), which a tool that reads answers,
+// rather than a request to do something (a polite "can you delete it",
+// a "how do I" asking for a way).
+func asksForFacts(query string) bool {
+	var first, second string
+	for w := range words(query) {
+		if first == "" {
+			first = w
+			continue
+		}
+		second = w
+		break
+	}
+	switch first {
+	case "what", "which", "who", "whose", "where", "when", "why", "is", "are", "was", "were", "has", "have", "any":
+		return true
+	case "how":
+		switch second {
+		case "much", "many", "big", "large", "long", "old", "often", "far":
+			return true
+		}
+	case "do", "does", "did":
+		switch second {
+		case "you", "i", "we", "they", "it", "he", "she", "the", "this", "that", "my", "any":
+			return true
+		}
+	}
+	return strings.HasSuffix(strings.TrimSpace(query), "?")
+}
+
 // phraseAt reports the word that the phrase of phrases ws starts with
 // stands for and how many words the phrase has, 0 when ws starts with none.
 func phraseAt(phrases []phrase, ws []string) (string, int) {

@@ -42,3 +42,29 @@ func TestQueryCompounds(t *testing.T) {
 		t.Errorf("terms of %q = %v, want scroll alone", "scroll down", terms)
 	}
 }
+
+// A question about how things are prefers the tools whose hints say they
+// only read ("when was it changed" is not a request to change it); a
+// request, polite or not, is left alone.
+func TestQuestionsPreferReading(t *testing.T) {
+	yes, no := true, false
+	edit := tool("fs__edit_file", "Edit the lines of a text file.", "")
+	edit.Annotations = &tools.Annotations{ReadOnlyHint: &no}
+	info := tool("fs__file_info", "Size of a file and when it was last changed.", "")
+	info.Annotations = &tools.Annotations{ReadOnlyHint: &yes}
+	idx := Build([]tools.Tool{edit, info, tool("fs__list", "List a directory.", "")})
+	if got := names(idx.Search("when was the file changed", 1)); len(got) == 0 || got[0] != "fs__file_info" {
+		t.Errorf("Search = %v, want fs__file_info first", got)
+	}
+	if got := names(idx.Search("change the file", 1)); len(got) == 0 || got[0] != "fs__edit_file" {
+		t.Errorf("Search = %v, want fs__edit_file first", got)
+	}
+	for q, want := range map[string]bool{
+		"what files are here": true, "how big is it": true, "do you know Carol": true, "is it done?": true,
+		"delete it": false, "can you delete it": false, "how do I rename a file": false, "do a backup": false,
+	} {
+		if got := asksForFacts(q); got != want {
+			t.Errorf("asksForFacts(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
