@@ -19,8 +19,8 @@
 // set of tools and is then read-only: any number of goroutines may Search
 // it at once. A Builder keeps each server's analysed tools between
 // builds. Measured on 2 shared cores (BenchmarkToolSearch1000): a first
-// build of 1000 fleet-like tools takes 30–55 ms, a rebuild after one
-// server's tools changed 3–5 ms, a search about 0.05 ms (p50); 300
+// build of 1000 fleet-like tools takes 30–80 ms, a rebuild after one
+// server's tools changed 3–9 ms, a search about 0.1–0.2 ms (p50); 300
 // tools of hostile text (2000 random words each and 200 described
 // properties) take about 0.3 s of CPU and 100 MB allocated, 8 MB kept.
 package toolsearch
