@@ -37,14 +37,15 @@ const tunedSet = "queries"
 // minTop5 is the share of the tuned set's queries whose tool must be
 // among the first five matches: what it scores (96.6 %, 56 of 58, when
 // this was written; the target is 90 %) less about two queries.
-// The held-out sets are held to minHeldoutTop5, what they score (93.0 %,
-// 40 of 43 on heldout-reviewb) less about two queries, so that a ranking
-// change that loses held-out queries fails; the bench reports the
-// held-out figure against the 90 % target. A new held-out file moves the
-// combined figure: set the floor again from what it measures.
+// The held-out sets are held to minHeldoutTop5, what they score together
+// (84.9 %, 79 of 93: 40 of 43 on heldout-reviewb, 39 of 50 on the blind
+// heldout-final) less about two queries, so that a ranking change that
+// loses held-out queries fails; the bench reports the held-out figure
+// against the 90 % target, which it misses. A new held-out file moves
+// the combined figure: set the floor again from what it measures.
 const (
 	minTop5        = 0.93
-	minHeldoutTop5 = 0.88
+	minHeldoutTop5 = 0.82
 )
 
 // fleetPins are the five tools the deferred-mode measurements pin: the
