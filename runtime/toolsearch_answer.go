@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,7 +20,8 @@ import (
 // searchDescriptionBytes (a marker says so) and an input schema larger
 // than searchSchemaBytes is replaced by a note (a permissive object
 // schema whose description says what was left out), so that one
-// oversized tool cannot take the whole answer from the others.
+// oversized tool cannot take the whole answer from the others. Every
+// bound counts bytes as encoded in the answer (encodeJSON), not raw.
 const (
 	searchAnswerBytes      = 64 << 10
 	searchDescriptionBytes = 8 << 10
@@ -63,39 +65,57 @@ func (r *Runtime) runSearchTool(_ context.Context, args any) (tools.Result, erro
 	// more as there are pins, and leave them out.
 	pinned := len(r.ModelTools()) - 1
 	matches := r.searchCurrent(*in.Query, limit, pinned, func(t tools.Tool) bool { return r.opts.ToolSearch.pins(t.Name) })
-	text, err := json.Marshal(boundedAnswer(matches))
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("encoding the search_tools answer: %w", err)
-	}
+	text := answerText(matches)
 	return tools.Result{Content: []tools.Content{{Type: tools.ContentText, Text: string(text)}}}, nil
 }
 
-// boundedAnswer is the answer for matches within the bounds above: each
-// tool's description and schema cut to their bounds, then tools in rank
-// order while the answer stays within searchAnswerBytes. The first tool
-// always fits (its cut parts are a fraction of the whole).
+// answerText is the text of the search_tools answer for matches: the
+// bounded answer, encoded as the model gets it.
+func answerText(matches []ToolMatch) []byte {
+	text, _ := encodeJSON(boundedAnswer(matches)) // every schema in it encodes (boundedTool)
+	return text
+}
+
+// encodeJSON is v as a search_tools answer carries it: JSON without the
+// HTML escapes (a '<' stays one byte for the model, not six) and without a
+// trailing newline. The bounds are measured on this encoding, since
+// control bytes and invalid UTF-8 still take six bytes each in it.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// encodedLen is how many bytes s takes encoded as a JSON string, quotes
+// left out.
+func encodedLen(s string) int {
+	enc, _ := encodeJSON(s) // a string: cannot fail
+	return len(enc) - 2
+}
+
+// boundedAnswer is the answer for matches within the bounds above, all
+// measured on the encoded answer: each tool's description and schema cut
+// to their bounds (boundedTool), then tools in rank order while the
+// answer stays within searchAnswerBytes. The field bounds leave the
+// first tool a fraction of the answer; a tool that would still not fit
+// is left out with those after it, and the note says so. The note counts
+// the cuts of the tools the answer holds.
 func boundedAnswer(matches []ToolMatch) searchAnswer {
 	answer := searchAnswer{Tools: []searchAnswerTool{}}
 	size := len(`{"tools":[],"note":""}`) + 256 // the note's words
 	cut := 0
 	for i, m := range matches {
-		at := searchAnswerTool{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema}
-		if len(at.Description) > searchDescriptionBytes {
-			kept := truncateUTF8(at.Description, searchDescriptionBytes)
-			at.Description = kept + fmt.Sprintf(" […description cut: %d of %d bytes shown]", len(kept), len(m.Description))
-			cut++
-		}
-		if len(at.InputSchema) > searchSchemaBytes {
-			note := fmt.Sprintf("input schema of %d bytes left out of this answer (more than %d)", len(m.InputSchema), searchSchemaBytes)
-			at.InputSchema, _ = json.Marshal(map[string]string{"type": "object", "description": note}) // strings: cannot fail
-			cut++
-		}
-		enc, _ := json.Marshal(at) // strings and a JSON value: cannot fail
-		if size+len(enc)+1 > searchAnswerBytes && len(answer.Tools) > 0 {
+		at, cuts, enc := boundedTool(m)
+		if size+len(enc)+1 > searchAnswerBytes {
 			answer.Note = fmt.Sprintf("%d more matching tools left out: the answer holds at most %d bytes; search with more specific words", len(matches)-i, searchAnswerBytes)
 			break
 		}
 		size += len(enc) + 1
+		cut += cuts
 		answer.Tools = append(answer.Tools, at)
 	}
 	if cut > 0 {
@@ -106,6 +126,47 @@ func boundedAnswer(matches []ToolMatch) searchAnswer {
 		answer.Note += fmt.Sprintf("%s%d descriptions or input schemas cut to fit the answer", sep, cut)
 	}
 	return answer
+}
+
+// boundedTool is m as an answer holds it, with how many of its fields
+// were cut and its encoding: a description of more than
+// searchDescriptionBytes encoded is cut at a rune boundary to fit, with a
+// marker; an input schema of more than searchSchemaBytes encoded (or one
+// that does not encode) is replaced by a note.
+func boundedTool(m ToolMatch) (at searchAnswerTool, cuts int, enc []byte) {
+	at = searchAnswerTool{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema}
+	if encodedLen(at.Description) > searchDescriptionBytes {
+		kept := cutEncoded(at.Description, searchDescriptionBytes)
+		at.Description = kept + fmt.Sprintf(" […description cut: %d of %d bytes shown]", len(kept), len(m.Description))
+		cuts++
+	}
+	schema, err := encodeJSON(at.InputSchema)
+	if err != nil || len(schema) > searchSchemaBytes {
+		note := fmt.Sprintf("input schema of %d bytes left out of this answer (more than %d)", len(m.InputSchema), searchSchemaBytes)
+		if err != nil {
+			note = "input schema left out of this answer (not valid JSON)"
+		}
+		at.InputSchema, _ = encodeJSON(map[string]string{"type": "object", "description": note}) // strings: cannot fail
+		cuts++
+	}
+	enc, _ = encodeJSON(at) // strings and a schema that encodes: cannot fail
+	return at, cuts, enc
+}
+
+// cutEncoded is the longest prefix of s, cut at a rune boundary, that
+// takes at most n bytes encoded as a JSON string (a binary search: a few
+// encodings of at most n bytes each).
+func cutEncoded(s string, n int) string {
+	lo, hi := 0, min(len(s), n) // the prefix of lo bytes fits; none longer than hi does
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if encodedLen(truncateUTF8(s, mid)) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return truncateUTF8(s, lo)
 }
 
 // truncateUTF8 is s cut to at most n bytes at a rune boundary.

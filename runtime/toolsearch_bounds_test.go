@@ -151,3 +151,70 @@ func TestSearchToolsLeavesOutPins(t *testing.T) {
 		t.Errorf("search_tools = %v, want the limit (2) of tools other than the pinned fs__read_file", names)
 	}
 }
+
+// escapedTool is a tool whose description is 8 KiB of c and whose input
+// schema is just under searchSchemaBytes raw, its description made of
+// '<': characters that take more bytes in JSON than raw.
+func escapedTool(name string, c string) ToolMatch {
+	schema := json.RawMessage(`{"type":"object","description":"` + strings.Repeat("<", searchSchemaBytes-40) + `"}`)
+	return ToolMatch{Tool: tools.Tool{Name: name, Description: strings.Repeat(c, searchDescriptionBytes), InputSchema: schema}}
+}
+
+// The bounds of a search_tools answer hold for its encoding: characters
+// that JSON escapes into six bytes ('<', '>' and '&' under the HTML
+// escapes, control bytes, invalid UTF-8) count as such, for the first
+// tool too, and the note counts only the cuts of the tools it holds.
+func TestSearchToolsAnswerBoundedEncoded(t *testing.T) {
+	for _, c := range []string{"<", "&", "\x01", "\xff"} {
+		t.Run(fmt.Sprintf("%q", c), func(t *testing.T) {
+			var matches []ToolMatch
+			for i := range 10 {
+				matches = append(matches, escapedTool(fmt.Sprintf("x__t%d", i), c))
+			}
+			text := answerText(matches[:1])
+			if len(text) > searchAnswerBytes {
+				t.Errorf("the answer of one tool is %d bytes, want at most %d", len(text), searchAnswerBytes)
+			}
+			text = answerText(matches)
+			if len(text) > searchAnswerBytes {
+				t.Errorf("the answer of ten tools is %d bytes, want at most %d", len(text), searchAnswerBytes)
+			}
+			var a searchAnswer
+			if err := json.Unmarshal(text, &a); err != nil {
+				t.Fatalf("the answer is not JSON: %v", err)
+			}
+			if len(a.Tools) == 0 || len(a.Tools) == 10 {
+				t.Fatalf("answer holds %d tools, want some, not all", len(a.Tools))
+			}
+			cuts := 0
+			for _, at := range a.Tools {
+				if strings.Contains(at.Description, "description cut") {
+					cuts++
+				}
+				if strings.Contains(string(at.InputSchema), "left out of this answer") {
+					cuts++
+				}
+				enc, _ := encodeJSON(at.Description)
+				if len(enc) > searchDescriptionBytes+100 {
+					t.Errorf("%s: a description of %d bytes encoded, want at most about %d", at.Name, len(enc), searchDescriptionBytes)
+				}
+				if enc, _ := encodeJSON(at.InputSchema); len(enc) > searchSchemaBytes {
+					t.Errorf("%s: a schema of %d bytes encoded, want at most %d", at.Name, len(enc), searchSchemaBytes)
+				}
+			}
+			want := fmt.Sprintf("%d more matching tools left out", 10-len(a.Tools))
+			saysCuts := strings.Contains(a.Note, fmt.Sprintf("; %d descriptions or input schemas cut", cuts))
+			if !strings.Contains(a.Note, want) || saysCuts != (cuts > 0) || (cuts == 0 && strings.Contains(a.Note, "cut")) {
+				t.Errorf("note %q, want %q and the %d cuts of the %d tools answered", a.Note, want, cuts, len(a.Tools))
+			}
+		})
+	}
+}
+
+// A '<' reaches the model as one byte, not as the six of \u003c.
+func TestSearchToolsAnswerKeepsHTMLCharacters(t *testing.T) {
+	text := answerText([]ToolMatch{{Tool: tools.Tool{Name: "x__a", Description: "a <b> & c", InputSchema: json.RawMessage(`{"description":"<x>"}`)}}})
+	if !strings.Contains(string(text), `"a <b> & c"`) || !strings.Contains(string(text), `"<x>"`) {
+		t.Errorf("answer %s, want '<', '>' and '&' as they are", text)
+	}
+}
