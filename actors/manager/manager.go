@@ -37,8 +37,12 @@
 //     (deleted, disabled, invalid) holds none. A restart, PATCH or reload
 //     of a server in its turn keeps the slot for the new command, until
 //     that settles. What a reload adds or restarts waits for a turn too,
-//     after those queued already; an explicit add or restart of one
-//     server connects at once, without a slot.
+//     after those queued already (an operation still waiting on such a
+//     server is superseded); an explicit add or restart of one server
+//     connects at once, without a slot. A server whose actor dies while
+//     it waits for its turn is respawned by the turn, not by a timer, and
+//     a PATCH that the running session would take on (filter, caps)
+//     leaves it waiting: nothing else would start it.
 //   - The file is written only here, synchronously (a small file and an
 //     fsync); connects, calls and process stops never run in this mailbox.
 //   - A removal is answered, and its name is free again, only once the

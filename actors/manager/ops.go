@@ -127,6 +127,13 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		if err := a.edit(func(f *config.File) error { f.Put(next); return nil }); err != nil {
 			return err
 		}
+		if e.waitsTurn() {
+			// Nothing runs for it (its actor died while it waited): its
+			// turn starts it on the file, saved now. Taking it out of its
+			// turn here would leave it to nothing.
+			reply <- nil
+			return nil
+		}
 		e.managed = true
 		a.retune(c, e, next, reply)
 		return nil
@@ -197,10 +204,15 @@ func (a *Actor) retunable(e *entry, cur, next config.Server) bool {
 // retune gives the server of e next, a config retunable says it takes on
 // without a restart, and answers reply (if not nil) once the actor has
 // re-registered its tools on it, so that what the caller reads next shows
-// the change. An actor that is not there (a respawn pending) starts on it.
+// the change. An actor that is not there starts on it: by the respawn
+// pending, once a removed actor of its name is gone, or else now (its
+// spawn failed): a retune never leaves a server with nothing to start it.
 func (a *Actor) retune(c actor.Context, e *entry, next config.Server, reply chan<- error) {
 	e.cfg, e.good = next, next
 	if e.pid == nil {
+		if e.respawnTimer == nil && a.dying[e.name] == nil {
+			a.command(c, e, next)
+		}
 		if reply != nil {
 			reply <- nil
 		}
@@ -260,8 +272,9 @@ func (a *Actor) restart(c actor.Context, name string, reply chan<- error) error 
 		return err
 	}
 	target := e.good
-	if !e.managed && e.epoch == 0 {
-		// Startup has not reached it: the file as it is now counts (L3).
+	if e.waitsTurn() {
+		// Its startup turn has not come (its actor may have died
+		// meanwhile): the file as it is now counts (L3), as at the turn.
 		if srv, ok, _ := a.persisted(name); ok {
 			target = srv
 		}
@@ -339,6 +352,7 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 // servers connects StartupConcurrency of them at once, like startup; a
 // server whose startup turn runs keeps its slot and connects now. A
 // disable or an invalid config starts nothing and is applied at once.
+// An operation waiting on a server that queues is superseded.
 func (a *Actor) startBulk(c actor.Context, e *entry, srv config.Server) {
 	e.good = srv
 	e.nextUser = true
@@ -347,6 +361,11 @@ func (a *Actor) startBulk(c actor.Context, e *entry, srv config.Server) {
 		a.command(c, e, srv)
 		return
 	}
+	// An operation still waiting on e (a PATCH's or a restart's connect)
+	// is replaced by what the turn starts: left waiting, a PATCH would
+	// save over the file the reload read, or undo itself outside the
+	// slots.
+	a.supersede(e, messages.ErrSuperseded)
 	e.managed = false // the runtime's turn starts it
 	a.queue(e)
 }

@@ -121,6 +121,11 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 	a.epochs++
 	e.epoch = a.epochs
 	e.cfg = e.good // a respawn runs the settled config
+	if e.waitsTurn() && e.good.Enabled {
+		// Its startup turn spawns it, within the slots: no timer.
+		a.showWaiting(e)
+		return
+	}
 	policy := a.Deps.Restart
 	if e.respawns == nil {
 		e.respawns = policy.Backoff()
@@ -145,19 +150,28 @@ func (a *Actor) scheduleRespawn(c actor.Context, e *entry) {
 }
 
 // respawn runs when the timer fires, unless a command respawned the actor
-// meanwhile or the server was removed. A server still waiting for its
-// startup turn is left to it, so the respawn takes no connect outside
-// the slots.
+// meanwhile or the server was removed. A server a reload queued for a
+// startup turn since is left to it, so the respawn takes no connect
+// outside the slots.
 func (a *Actor) respawn(c actor.Context, msg respawnServer) {
 	e := a.servers[msg.name]
 	if e == nil || e.epoch != msg.epoch || e.pid != nil {
 		return
 	}
 	e.respawnTimer = nil
-	if e.waitsTurn() {
-		return // its startup turn spawns it, within the slots
+	if e.waitsTurn() { // a reload queued it since it died
+		a.showWaiting(e)
+		return
 	}
 	a.command(c, e, e.good)
+}
+
+// showWaiting shows a server whose actor died while it waits for its
+// startup turn: in backoff, with no retry time (no timer is set: the turn
+// spawns it, within the slots), the error saying so.
+func (a *Actor) showWaiting(e *entry) {
+	a.Deps.Events.Emit(events.StateChanged{Header: events.Header{Server: e.name}, To: string(status.Backoff),
+		Error: messages.ErrServerDied.Error() + "; it starts again at its startup turn", ErrorKind: status.KindSessionLost})
 }
 
 // spawnFailed is what ensureActor tells itself when a server's actor
