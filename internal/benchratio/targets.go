@@ -29,10 +29,15 @@ func targets() []target {
 			what: "50 servers with a 100 ms initialize all ready, StartupConcurrency 8 against 1 (G5)"},
 		// Tool search (peers/toolsearch_bench_test.go): the deferred
 		// mode's share of the full list's tokens, and the top-5 hit rate
-		// of the held-out query sets (written without tuning the search
-		// on them); the tuned set's (top5-tuned-%), every file's and the
-		// top-1 rates are printed beside it with no target. Then one
-		// search over 1000 tools.
+		// of the held-out query sets together (84.9 % when last
+		// measured). Neither set was tuned on as the tuned set was, but
+		// only toolsearch-heldout-final.tsv is blind (measured once,
+		// after the last ranking change: 52 % top-1, 78 % top-5);
+		// later ranking changes were judged on
+		// toolsearch-heldout-reviewb.tsv (its header says so). The tuned
+		// set's rate (top5-tuned-%), every file's and the top-1 rates
+		// are printed beside it with no target. Then one search over
+		// 1000 tools.
 		{bench: "BenchmarkToolSearchFleet", metric: "deferred-%", bound: 15,
 			what: "the npm fleet: tokens the model gets, full list against deferred mode, and the query sets' hit rates (G2)"},
 		{bench: "BenchmarkToolSearchFleet", metric: "top5-heldout-%", bound: 90, atLeast: true},
