@@ -18,12 +18,13 @@ import (
 )
 
 // slowServers configures n example servers s0..s(n-1) whose initialize
-// takes delay and is recorded in dir (exampleserver.InitializeLog).
-func slowServers(n int, delay time.Duration, dir string) []config.Server {
+// takes delay and is recorded in dir (exampleserver.InitializeLog), with
+// the example server's flags more.
+func slowServers(n int, delay time.Duration, dir string, more ...string) []config.Server {
 	out := make([]config.Server, n)
 	for i := range out {
 		name := fmt.Sprintf("s%d", i)
-		out[i] = exampleServer(name, "-name", name, "-initialize-delay", delay.String(), "-initialize-dir", dir)
+		out[i] = exampleServer(name, append([]string{"-name", name, "-initialize-delay", delay.String(), "-initialize-dir", dir}, more...)...)
 	}
 	return out
 }
@@ -54,17 +55,24 @@ func TestStartupConcurrencyBoundsConnects(t *testing.T) {
 	for _, tc := range []struct {
 		concurrency, servers int
 		delay                time.Duration
+		barrier              int // the first handshakes wait until so many began (-initialize-barrier)
 		lo, hi               int // the most in flight at once must be within
 	}{
 		{concurrency: 0, servers: 3, delay: 100 * time.Millisecond, lo: 1, hi: 1},
 		{concurrency: 1, servers: 3, delay: 100 * time.Millisecond, lo: 1, hi: 1},
-		// 400 ms each: the first three overlap for most of it, so the
-		// bound is reached, not only respected.
-		{concurrency: 3, servers: 7, delay: 400 * time.Millisecond, lo: 3, hi: 3},
+		// The first three wait for each other (the barrier), so the bound
+		// is reached, not only respected, however loaded the machine; a
+		// runtime that let fewer than three connect at once would leave
+		// them waiting for the barrier's bound, and the log would show it.
+		{concurrency: 3, servers: 7, delay: 100 * time.Millisecond, barrier: 3, lo: 3, hi: 3},
 	} {
 		t.Run(fmt.Sprintf("c%d", tc.concurrency), func(t *testing.T) {
 			dir := t.TempDir()
-			servers := slowServers(tc.servers, tc.delay, dir)
+			var more []string
+			if tc.barrier > 0 {
+				more = []string{"-initialize-barrier", strconv.Itoa(tc.barrier)}
+			}
+			servers := slowServers(tc.servers, tc.delay, dir, more...)
 			rt := start(t, Options{StartupConcurrency: tc.concurrency}, servers...)
 			for _, srv := range servers {
 				if st := rt.waitSettled(t, srv.Name); st.State != status.Ready {

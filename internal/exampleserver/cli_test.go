@@ -17,6 +17,8 @@ func TestMainRejectsBadArguments(t *testing.T) {
 		{"-exit-after-calls", "-1"},
 		{"-initialize-delay", "-1s"},
 		{"-initialize-delay", "soon"},
+		{"-initialize-barrier", "3"}, // without -initialize-dir
+		{"-initialize-dir", "/tmp", "-initialize-barrier", "-1"},
 		{"positional"},
 	}
 	for _, args := range tests {
@@ -39,7 +41,7 @@ func TestMainHelp(t *testing.T) {
 	if got := mainWith([]string{"-h"}, in, out, stderr); got != ExitCodeOK {
 		t.Errorf("mainWith(-h) = %d, want %d", got, ExitCodeOK)
 	}
-	for _, flag := range []string{"-hang-initialize", "-exit-after-calls", "-garbage-stdout", "-ignore-sigterm", "-panic-on-tool", "-name", "-change-tool", "-fault-tools", "-protocol", "-initialize-delay", "-initialize-dir"} {
+	for _, flag := range []string{"-hang-initialize", "-exit-after-calls", "-garbage-stdout", "-ignore-sigterm", "-panic-on-tool", "-name", "-change-tool", "-fault-tools", "-protocol", "-initialize-delay", "-initialize-dir", "-initialize-barrier"} {
 		if !strings.Contains(stderr.String(), flag) {
 			t.Errorf("usage does not mention %s:\n%s", flag, stderr.String())
 		}

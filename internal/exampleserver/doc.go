@@ -167,7 +167,11 @@
 // while it waits and appends "<name> <n>" to DIR/[InitializeLog], n being
 // how many servers sharing DIR were waiting in theirs then (itself
 // included); the file is gone before the answer is written, so n never
-// exceeds the handshakes a client had in flight.
+// exceeds the handshakes a client had in flight. With
+// [Options.InitializeBarrier] N as well (-initialize-barrier N) a
+// handshake first waits until N servers sharing DIR have begun theirs
+// (bounded: 30 s), so the first N are in flight together whatever the
+// machine's load.
 //
 // # Use in tests
 //

@@ -41,6 +41,7 @@ const (
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
 //	-initialize-delay D    wait D (a duration: 100ms) before answering initialize
 //	-initialize-dir DIR    record initialize in DIR/initialize.log with how many were in flight
+//	-initialize-barrier N  with -initialize-dir: hold initialize until N servers of DIR began theirs (at most 30 s)
 //	-hang-initialize       never answer initialize
 //	-cold-start DURATION   write stderr lines, then wait DURATION before answering initialize
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
@@ -71,6 +72,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
 	fs.DurationVar(&opts.InitializeDelay, "initialize-delay", 0, "wait `duration` before answering initialize (a server slow to start)")
 	fs.StringVar(&opts.InitializeDir, "initialize-dir", "", "record initialize in `dir`/"+InitializeLog+" with how many servers sharing dir were in theirs")
+	fs.IntVar(&opts.InitializeBarrier, "initialize-barrier", 0, "with -initialize-dir: hold initialize until `N` servers sharing dir have begun theirs (at most 30 s)")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.DurationVar(&opts.ColdStart, "cold-start", 0, "write a burst of stderr lines, then wait `duration` before answering initialize")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
@@ -89,6 +91,10 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	}
 	if opts.InitializeDelay < 0 {
 		fmt.Fprintf(stderr, "serve: -initialize-delay must not be negative, got %v\n", opts.InitializeDelay)
+		return ExitCodeUsage
+	}
+	if opts.InitializeBarrier < 0 || (opts.InitializeBarrier > 0 && opts.InitializeDir == "") {
+		fmt.Fprintf(stderr, "serve: -initialize-barrier takes a positive count and -initialize-dir, got %d\n", opts.InitializeBarrier)
 		return ExitCodeUsage
 	}
 	if opts.ExitAfterCalls < 0 {

@@ -92,6 +92,16 @@ type Options struct {
 	// opening handshake in [InitializeLog], with how many servers sharing
 	// the directory were in theirs at that moment (see the package doc).
 	InitializeDir string
+	// InitializeBarrier, with InitializeDir, holds the opening handshake
+	// (before the delay) until that many servers sharing the directory
+	// have begun theirs since it was made, or InitializeBarrierWait
+	// passed: a test that must see N handshakes in flight at once makes
+	// the first N wait for each other instead of hoping a delay is long
+	// enough for them to overlap.
+	InitializeBarrier int
+	// InitializeBarrierWait bounds the wait for the barrier (zero: 30 s);
+	// past it the handshake goes on, and the log shows fewer in flight.
+	InitializeBarrierWait time.Duration
 
 	// HangInitialize makes [Run] read and discard its input without ever
 	// answering, so a client's initialize never completes. [NewServer]

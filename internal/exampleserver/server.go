@@ -39,7 +39,8 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 		srv.AddReceivingMiddleware(panicOnTool(opts.PanicOnTool))
 	}
 	if opts.InitializeDelay > 0 || opts.InitializeDir != "" {
-		slow := &slowInit{delay: opts.InitializeDelay, dir: opts.InitializeDir, name: opts.Name}
+		slow := &slowInit{delay: opts.InitializeDelay, dir: opts.InitializeDir, name: opts.Name,
+			barrier: opts.InitializeBarrier, barrierWait: opts.InitializeBarrierWait}
 		srv.AddReceivingMiddleware(slow.middleware)
 	}
 	t := newTools(stderr)
