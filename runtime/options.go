@@ -33,14 +33,22 @@ type Options struct {
 	// Default 2s.
 	StopGrace time.Duration
 	// KeepAlive is how often each ready session is probed for life.
-	// Default (zero) 30s; negative: never. A server that stops answering
-	// (a probe unanswered for a whole interval, or, on Linux, a process
-	// of its stdio group in the stopped state at a tick) is declared lost
-	// within two intervals with ErrUnresponsive: its process group is
-	// killed and it recovers through Restart like a crashed server. A
-	// probe is ping, or server/discover on a 2026-07-28 session (which
-	// has no ping); it runs beside the calls and takes no slot of
-	// max_concurrent_calls, so a slow call is never taken for a hang.
+	// Default (zero) 30s; negative: never. A probe is ping, or
+	// server/discover on a 2026-07-28 session (which has no ping); it runs
+	// beside the calls and takes no slot of max_concurrent_calls. Only
+	// the server's own answer counts (an error answer included); a
+	// transport failure (connection refused, a 502/503/504/429 from a
+	// gateway) or no answer within the interval does not. Anything the
+	// server sends — a result, progress, a notification — is proof of
+	// life too. A server is declared lost with ErrUnresponsive, its
+	// process group killed and restarted through Restart like a crashed
+	// one: with no request in flight, within two intervals of going
+	// silent (one quick probe failure alone is forgiven); with requests in
+	// flight, once it has been silent for timeout_seconds (so a server
+	// busy on a call within its timeout lives); on Linux, a stdio server
+	// with a process of its group in the stopped state that does not
+	// answer a probe of min(interval, 1s) at once (a stopped child of a
+	// server that answers does not count).
 	KeepAlive time.Duration
 	// Restart is how a lost session is restarted: exponential backoff from
 	// 200ms, doubling, capped at 30s, ±20 % jitter, starting afresh after
