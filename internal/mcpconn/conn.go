@@ -160,7 +160,8 @@ func (c *Conn) endCalls(cancel bool) {
 // group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
-		c.kaCancel() // no probe from now on; its request is cancelled
+		c.kaCancel()       // no probe from now on; its request is cancelled
+		c.progress.close() // no report reaches a host, no grace timer runs
 		// No stream is reopened on a session that is closing.
 		c.listens.close()
 		c.reopen.stop()

@@ -234,7 +234,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		}}
 	}
 
-	progress := &progressRouter{}
+	progress := newProgressRouter(opts.Clock, scrub, logger)
 	var wants func(string) bool
 	if subs := opts.Features.Subscriptions; subs != nil {
 		wants = subs.Wants

@@ -129,12 +129,7 @@ func TestKeepAliveSparesAProgressingSerialServer(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
+	ct := serveInMemory(t, server)
 	srv := config.Server{Name: "serial", Type: config.TypeLocal, Command: []string{"x"}, Enabled: true, TimeoutSeconds: 1, ProtocolVersion: "2025-11-25"}
 	c, err := testDial(context.Background(), Options{Server: srv, Transport: ct, KeepAlive: testInterval})
 	if err != nil {
