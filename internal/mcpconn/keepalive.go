@@ -245,8 +245,9 @@ func (b *cutBody) Close() error {
 	return err
 }
 
-// groupStopped reports whether a process of the server's group is in the
-// stopped state (Linux; false elsewhere and for remote servers).
+// groupStopped reports whether a process of the server's tree and group
+// is in the stopped state (Linux; false elsewhere and for remote servers):
+// a bounded look at the leader and its descendants (procs.GroupStopped).
 func (t *stdioTransport) groupStopped() bool {
 	if t == nil {
 		return false
