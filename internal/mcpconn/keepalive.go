@@ -130,7 +130,7 @@ func (c *Conn) keepAlive(interval time.Duration) {
 // or not yet) and whether the probe went unanswered. The rule:
 //
 //   - a probe the server answers, even with an error, proves it alive;
-//   - a process of its group in the stopped state shortens the probe to
+//   - a process of its tree in the stopped state shortens the probe to
 //     min(interval, 1s): unanswered, with the process still stopped, the
 //     server is hung (a healthy server with a stopped child answers);
 //   - otherwise an unanswered probe (no answer within the interval, or a
@@ -138,14 +138,13 @@ func (c *Conn) keepAlive(interval time.Duration) {
 //     it hung only if nothing at all was heard from the server for an
 //     interval (progress and answers to calls are proof of life), the
 //     failure is not a single quick one (a transient 503 is forgiven once:
-//     the next probe decides), and no request is in flight or the silence
-//     has lasted timeout_seconds (a server busy on a call within its
-//     timeout is not killed, and a stream of new calls does not hide a
-//     deadlock for longer than timeout_seconds).
+//     the next probe decides, and any other error is judged the same
+//     way), and no request in flight may be what it is busy on (see
+//     mayBeBusy).
 //
 // So a server that stops answering with no request in flight is declared
 // lost within two intervals, one with requests in flight after at most
-// timeout_seconds of silence plus an interval.
+// twice timeout_seconds of silence plus an interval.
 func (c *Conn) check(interval time.Duration, failedBefore bool) (why error, failed bool) {
 	stopped := c.proc.groupStopped()
 	wait := interval
@@ -167,7 +166,7 @@ func (c *Conn) check(interval time.Duration, failedBefore bool) (why error, fail
 	switch {
 	case silence < interval, !timedOut && !failedBefore:
 		return nil, true
-	case c.busy() && silence < c.timeout:
+	case c.mayBeBusy(silence):
 		return nil, true
 	}
 	if timedOut {
@@ -176,12 +175,32 @@ func (c *Conn) check(interval time.Duration, failedBefore bool) (why error, fail
 	return fmt.Errorf("the keepalive %s failed twice, and nothing heard from it for %s: %w", c.probeName(), silence.Round(time.Millisecond), err), true
 }
 
-// busy reports whether a request is in flight (or waiting for a slot):
-// each is bounded by its own deadline.
-func (c *Conn) busy() bool {
+// mayBeBusy reports whether a server silent for silence may be working on
+// a request in flight (or one waiting for a slot), rather than hung: it
+// has been silent for less than timeout_seconds, or a request began less
+// than timeout_seconds ago and less than timeout_seconds into the silence.
+// So a server that answers one request at a time is not killed while it
+// works on a call within that call's timeout_seconds (a probe it has not
+// answered since before the call began, the silence that began then, do
+// not count against the call), and a stream of new calls, each timing out
+// in turn, hides a deadlock for at most twice timeout_seconds.
+func (c *Conn) mayBeBusy(silence time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.inflight) > 0
+	if len(c.inflight) == 0 {
+		return false
+	}
+	if silence < c.timeout {
+		return true
+	}
+	now := time.Now()
+	heard := now.Add(-silence)
+	for _, dl := range c.inflight {
+		if now.Sub(dl.began) < c.timeout && dl.began.Sub(heard) < c.timeout {
+			return true
+		}
+	}
+	return false
 }
 
 // hung ends the session of a server that stopped answering. The process

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,32 +73,47 @@ func remoteExample(t *testing.T) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 }
 
-// A single failed probe (one 503 from a gateway) is forgiven when the
-// next one is answered.
+// A single failed probe is forgiven when the next one is answered, and
+// the keepalive goes on probing after it: a 503 from a gateway (the SDK's
+// ErrRejected), or a 500, an error no rule names. (A 4xx or a body that is
+// not JSON-RPC makes the SDK end the session itself: a lost session.)
 func TestKeepAliveForgivesOneTransientFailure(t *testing.T) {
-	h := remoteExample(t)
-	var fail, failed atomic.Int32
-	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && fail.CompareAndSwap(1, 0) {
-			failed.Add(1)
-			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	defer web.Close()
-	srv := config.Server{Name: "web", Type: config.TypeHTTP, URL: web.URL, Enabled: true, TimeoutSeconds: 5, ProtocolVersion: "2025-11-25"}
-	c, err := testDial(context.Background(), Options{Server: srv, KeepAlive: testInterval})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fail.Store(1)
-	testutil.Eventually(t, 5*time.Second, "the 503", func() bool { return failed.Load() == 1 })
-	select {
-	case <-c.Done():
-		t.Fatalf("one 503 ended the session: %v", c.Err())
-	case <-time.After(5 * testInterval):
+	for _, how := range []string{"503", "500"} {
+		t.Run(how, func(t *testing.T) {
+			h := remoteExample(t)
+			var fail, failed, posts atomic.Int32
+			web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					posts.Add(1)
+					if fail.CompareAndSwap(1, 0) {
+						failed.Add(1)
+						code, _ := strconv.Atoi(how)
+						http.Error(w, "busy", code)
+						return
+					}
+				}
+				h.ServeHTTP(w, r)
+			}))
+			defer web.Close()
+			srv := config.Server{Name: "web", Type: config.TypeHTTP, URL: web.URL, Enabled: true, TimeoutSeconds: 5, ProtocolVersion: "2025-11-25"}
+			c, err := testDial(context.Background(), Options{Server: srv, KeepAlive: testInterval})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			fail.Store(1)
+			testutil.Eventually(t, 5*time.Second, "the failed probe", func() bool { return failed.Load() == 1 })
+			after := posts.Load()
+			testutil.Eventually(t, 5*time.Second, "three more probes", func() bool { return posts.Load() >= after+3 })
+			select {
+			case <-c.Done():
+				t.Fatalf("one failed probe ended the session: %v", c.Err())
+			default:
+			}
+			if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "x"}); err != nil {
+				t.Errorf("a call after the failed probe: %v", err)
+			}
+		})
 	}
 }
 
@@ -161,9 +177,11 @@ func TestKeepAliveSparesABusyServerWithinTheTimeout(t *testing.T) {
 	}
 }
 
-// A deadlocked server with calls in flight is declared lost once it has
-// been silent for timeout_seconds, however many new calls keep arriving:
-// the call sent later ends with the session.
+// A deadlocked server with calls in flight is declared lost once no call
+// in flight may be what it is busy on — at most twice timeout_seconds
+// into its silence, however many new calls keep arriving (one every
+// 300 ms, each timing out after 1 s): the calls in flight then end with
+// the session.
 func TestKeepAliveFindsADeadlockUnderCalls(t *testing.T) {
 	opts := freezeServer("")
 	opts.Server.TimeoutSeconds = 1
@@ -177,22 +195,64 @@ func TestKeepAliveFindsADeadlockUnderCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	frozen := time.Now()
-	first := make(chan error, 1)
+	ended := make(chan error, 100)
+	var calls sync.WaitGroup
+	launched := make(chan struct{})
 	go func() {
-		_, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "never answered"})
-		first <- err
+		defer close(launched)
+		tick := time.NewTicker(300 * time.Millisecond)
+		defer tick.Stop()
+		for range cap(ended) {
+			calls.Go(func() {
+				_, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "never answered"})
+				ended <- err
+			})
+			select {
+			case <-c.Done():
+				return
+			case <-tick.C:
+			}
+		}
 	}()
-	late := make(chan error, 1)
-	go func() {
-		<-time.After(3 * testInterval)
-		_, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "never answered either"})
-		late <- err
-	}()
-	awaitLost(t, c, frozen, time.Second+testInterval, "a frozen server with calls in flight")
-	if err := <-first; err == nil {
-		t.Error("the first call was answered by a frozen server")
+	awaitLost(t, c, frozen, 2*time.Second+testInterval, "a frozen server under a stream of calls")
+	<-launched
+	calls.Wait()
+	close(ended)
+	withSession := 0
+	for err := range ended {
+		switch {
+		case err == nil:
+			t.Error("a call was answered by a frozen server")
+		case errors.Is(err, tools.ErrSessionClosed) && errors.Is(err, tools.ErrUnresponsive):
+			withSession++
+		}
 	}
-	if err := <-late; !errors.Is(err, tools.ErrSessionClosed) || !errors.Is(err, tools.ErrUnresponsive) {
-		t.Errorf("the later call: %v, want it ended with the session (ErrSessionClosed, ErrUnresponsive)", err)
+	if withSession == 0 {
+		t.Error("no call in flight ended with the session (ErrSessionClosed, ErrUnresponsive)")
+	}
+}
+
+// A server that answers one request at a time was last heard from well
+// before a call began (the silence had lasted most of timeout_seconds): it
+// then works on the call without a word, past timeout_seconds of silence,
+// and is not killed while the call is within its own timeout_seconds; the
+// call is answered.
+func TestKeepAliveSparesACallBegunLateInTheSilence(t *testing.T) {
+	opts := freezeServer("2025-11-25")
+	opts.Server.TimeoutSeconds = 2
+	opts.KeepAlive = testInterval
+	c, err := testDial(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Close(); assertNoProcesses(t) }()
+	if _, err := c.CallTool(context.Background(), exampleserver.FreezeToolName, map[string]any{"ms": 1300}); err != nil {
+		t.Fatal(err)
+	}
+	// As if the server had said nothing for 1.8 s before the call: an
+	// unanswered probe queued behind a call that just ended, say.
+	c.heard.last.Store(time.Now().Add(-1800 * time.Millisecond).UnixNano())
+	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "answered after the busy spell"}); err != nil {
+		t.Errorf("a call the busy server answers within timeout_seconds (2 s), 3 s into its silence: %v", err)
 	}
 }
