@@ -237,8 +237,10 @@ func TestChaos(t *testing.T) {
 		}
 	})
 
-	// Killer: actor failures and process signals.
+	// Killer: actor failures and process signals. continuing holds the
+	// pids of the brief stops whose SIGCONT is still to come.
 	var continued sync.WaitGroup
+	var continuing sync.Map
 	for killed.Load() < int64(kills) && !t.Failed() {
 		time.Sleep(time.Duration(5+rand.IntN(25)) * time.Millisecond)
 		name := fmt.Sprintf("s%d", rand.IntN(servers))
@@ -262,7 +264,11 @@ func TestChaos(t *testing.T) {
 			}
 		case action == 7 && st.PID > 0 && rand.IntN(3) == 0:
 			// Left stopped, the whole group: only the runtime's keepalive
-			// ends it, by killing the group.
+			// ends it, by killing the group. Not a process whose brief
+			// stop is still to be continued: that SIGCONT would wake it.
+			if _, pending := continuing.Load(st.PID); pending {
+				break
+			}
 			leftAlone.Store(name, true)
 			if syscall.Kill(-st.PID, syscall.SIGSTOP) != nil {
 				leftAlone.Delete(name)
@@ -283,7 +289,9 @@ func TestChaos(t *testing.T) {
 			if syscall.Kill(st.PID, syscall.SIGSTOP) == nil {
 				killed.Add(1)
 				pid := st.PID
+				continuing.Store(pid, true)
 				continued.Go(func() {
+					defer continuing.Delete(pid)
 					time.Sleep(time.Duration(50+rand.IntN(300)) * time.Millisecond)
 					_ = syscall.Kill(pid, syscall.SIGCONT)
 				})

@@ -17,7 +17,9 @@ const TypeStartingOutput = "starting_output"
 type StartingOutput struct {
 	Header
 	// Line is the server's last stderr line, scrubbed and cut to a bounded
-	// length as in the stderr tail.
+	// length as in the stderr tail. Empty: a connect began anew while the
+	// server was starting (a restart or an edit), and has written nothing
+	// yet; the previous connect's line no longer applies.
 	Line string
 }
 

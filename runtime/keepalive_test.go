@@ -29,6 +29,16 @@ func keepAliveOptions() Options {
 	return Options{KeepAlive: keepAliveTest, Restart: RestartPolicy{Initial: 50 * time.Millisecond}}
 }
 
+// freeze makes name stop answering once its session's own first requests
+// (the prompts listing that follows ready) are answered: a request in
+// flight when the server froze may be what it is busy on, and excuses its
+// silence for timeout_seconds (see Options.KeepAlive).
+func freeze(t *testing.T, rt *testRuntime, name string, args map[string]any) {
+	t.Helper()
+	rt.awaitCatalog(t, name, "the prompts listed", func() bool { return len(rt.Prompts()) > 0 })
+	mustCall(t, rt, name+"__"+exampleserver.FreezeToolName, args)
+}
+
 // awaitUnresponsive waits for name's session to be lost as unresponsive
 // within lostWithin of since, then for it to be ready again through the
 // backoff, and returns its status then. A stdio server's process must have
@@ -60,7 +70,7 @@ func TestKeepAliveRestartsADeadlockedServer(t *testing.T) {
 			rt := start(t, keepAliveOptions(), srv)
 			pid := readyPID(t, rt, "ka")
 			sub := rt.subscribe(t, "ka")
-			mustCall(t, rt, "ka__"+exampleserver.FreezeToolName, map[string]any{})
+			freeze(t, rt, "ka", map[string]any{})
 			st := awaitUnresponsive(t, rt, sub, "ka", time.Now())
 			if st.PID == pid || len(testutil.LiveInGroup(pid)) > 0 {
 				t.Errorf("PID %d after the restart (was %d), group left %v", st.PID, pid, testutil.LiveInGroup(pid))
@@ -121,7 +131,7 @@ func TestKeepAliveReconnectsAnUnresponsiveRemote(t *testing.T) {
 			rt.waitReady(t, "web")
 			sub := rt.subscribe(t, "web")
 			// In this process, so not for good: its held handlers must end.
-			mustCall(t, rt, "web__"+exampleserver.FreezeToolName, map[string]any{"ms": 3000})
+			freeze(t, rt, "web", map[string]any{"ms": 3000})
 			awaitUnresponsive(t, rt, sub, "web", time.Now())
 			mustCall(t, rt, "web__echo", map[string]any{"text": "back"})
 		})

@@ -33,14 +33,31 @@ type Options struct {
 	// Default 2s.
 	StopGrace time.Duration
 	// KeepAlive is how often each ready session is probed for life.
-	// Default (zero) 30s; negative: never. A server that stops answering
-	// (a probe unanswered for a whole interval, or, on Linux, a process
-	// of its stdio group in the stopped state at a tick) is declared lost
-	// within two intervals with ErrUnresponsive: its process group is
-	// killed and it recovers through Restart like a crashed server. A
-	// probe is ping, or server/discover on a 2026-07-28 session (which
-	// has no ping); it runs beside the calls and takes no slot of
-	// max_concurrent_calls, so a slow call is never taken for a hang.
+	// Default (zero) 30s; negative: never. A probe is ping, or
+	// server/discover on a 2026-07-28 session (which has no ping); it runs
+	// beside the calls, takes no slot of max_concurrent_calls and never
+	// starts an OAuth login. Only the server's own answer counts (an error
+	// answer included); a transport failure (connection refused, a
+	// 502/503/504/429 from a gateway) or no answer within the interval
+	// does not. Anything the server sends — a result, progress, a
+	// notification — is proof of life too. A server is declared lost with
+	// ErrUnresponsive, its process group killed and restarted through
+	// Restart like a crashed one:
+	//   - with no request in flight, within two intervals of going silent
+	//     (one probe failing at once, a 503 or a 500, is forgiven: the
+	//     next probe decides);
+	//   - with requests in flight, only once none of them may be what it
+	//     is busy on: it has been silent for timeout_seconds, and every
+	//     request in flight has run for timeout_seconds or began after the
+	//     silence had lasted timeout_seconds. So a call within its
+	//     timeout_seconds on a server that answers one request at a time
+	//     is never killed, and a stream of new calls hides a deadlock for
+	//     at most twice timeout_seconds (plus an interval);
+	//   - on Linux, a stdio server with a stopped process (the leader, or
+	//     a descendant in its group: at most 32 processes are looked at,
+	//     never all of /proc) that does not answer a probe of
+	//     min(interval, 1s) (a stopped child of a server that answers does
+	//     not count).
 	KeepAlive time.Duration
 	// Restart is how a lost session is restarted: exponential backoff from
 	// 200ms, doubling, capped at 30s, ±20 % jitter, starting afresh after

@@ -129,8 +129,9 @@ type Server struct {
 //     board shows already (a reconnect with the same text) is no news:
 //     Apply returns nil;
 //   - StartingDetail from StartingOutput, taken only in state starting
-//     (in any other state the event is no news: Apply returns nil) and
-//     cleared by every move;
+//     (in any other state the event is no news: Apply returns nil),
+//     cleared by every move and by an empty line (a connect begun anew
+//     while starting, which no move says);
 //   - StderrTail is read live, when the status is, from the tail lookup
 //     the Board was made with.
 type Board struct {

@@ -343,4 +343,25 @@ func TestStartingDetail(t *testing.T) {
 	if st, _ := f.b.Get("npx"); st.StartingDetail != "" {
 		t.Fatalf("backoff with starting detail %q", st.StartingDetail)
 	}
+	// Starting → starting: a repeated state is no news and keeps the
+	// detail; a connect begun anew says so with an empty line, which
+	// clears it until the new connect writes.
+	f.apply(state("npx", "starting"))
+	f.apply(out)
+	if e := f.apply(state("npx", "starting")); e != nil {
+		t.Fatalf("a repeated starting state was news: %v", e)
+	}
+	if st, _ := f.b.Get("npx"); st.StartingDetail != out.Line {
+		t.Fatalf("a repeated starting state changed the detail to %q", st.StartingDetail)
+	}
+	if e := f.apply(events.StartingOutput{Header: hdr("npx")}); e == nil {
+		t.Fatal("the board dropped the empty line of a connect begun anew")
+	}
+	if st, _ := f.b.Get("npx"); st.StartingDetail != "" {
+		t.Fatalf("after a connect began anew: starting detail %q, want none", st.StartingDetail)
+	}
+	f.apply(events.StartingOutput{Header: hdr("npx"), Line: "npm: fetching 1/20"})
+	if st, _ := f.b.Get("npx"); st.StartingDetail != "npm: fetching 1/20" {
+		t.Fatalf("the new connect's line: detail %q", st.StartingDetail)
+	}
 }

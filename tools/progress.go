@@ -16,10 +16,16 @@ type progressKey struct{}
 // WithProgress returns a context whose tool calls report their progress to
 // f. Every call asks its server for progress (each carries a progress
 // token of its own, and each report restarts its timeout); f only says
-// whether the host sees the reports. f runs on the connection's goroutine: it must return quickly,
-// and be safe to call from several goroutines. It may still be called for
-// up to a quarter of a second after the call returned: the server's last
-// reports can travel just behind its result.
+// whether the host sees the reports. f runs on a goroutine of the call's
+// own, one report at a time, and never holds up the connection: reports
+// that arrive while f is busy are not queued, f gets the newest of them
+// when it returns (so a slow f skips reports, never falls behind). A
+// report's message is scrubbed of the server's secrets and cut to 4 KiB
+// (" …[line truncated]" marks a cut). Before the call returns, f has the
+// newest report the runtime had received; reports the server sent just
+// before its result, which the SDK hands over just after it, reach f for
+// up to a quarter of a second after the call returned, and none after
+// that or after the session closed.
 func WithProgress(ctx context.Context, f func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
 }

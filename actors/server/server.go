@@ -88,6 +88,10 @@ type Actor struct {
 	lists         map[string]*listing // list changes of the current session
 	spawnDue      bool                // spawn a session once draining terminated
 	loggedIn      bool                // the current session asked for a login
+	// staleDetail: a session stopped while the state shown was starting,
+	// and no state change has been emitted since: the board may still
+	// show that connect's last stderr line as the starting detail.
+	staleDetail bool
 	// binding publishes the current connection to the calls of the
 	// registered tools and prompts, which never pass through this actor.
 	binding *binding.Binding
@@ -315,6 +319,15 @@ func (a *Actor) spawnSession(c actor.Context) {
 	}
 	a.spawnDue = false
 	a.lists = nil // the new session's lists start afresh
+	if a.staleDetail {
+		// Starting → starting (a restart or an edit while connecting)
+		// emits no state change, which would clear the detail: an empty
+		// line says the new connect has written nothing yet. The old
+		// session has terminated, and stopped showing its output when it
+		// began to stop, so none of its lines follows this one.
+		a.staleDetail = false
+		a.emit(events.StartingOutput{Header: events.Header{Server: a.cfg.Name}})
+	}
 	pid, err := c.SpawnNamed(session.Props(a.deps, a.cfg, a.gen, a.tail, a.logger, a.userConnect, a.emitAny), session.Name)
 	a.userConnect = false // a retry is not the user's
 	if err != nil {
@@ -412,6 +425,7 @@ func (a *Actor) stopSession(c actor.Context) {
 	if a.session != nil {
 		c.Stop(a.session)
 		a.draining, a.session = a.session, nil
+		a.staleDetail = a.staleDetail || a.shown.State == status.Starting
 	}
 	a.gen++
 }
@@ -446,6 +460,7 @@ func (a *Actor) setState(s status.State) {
 		return
 	}
 	a.shown = a.st
+	a.staleDetail = false // the board clears the detail on every move
 	e := events.StateChanged{To: string(s), Error: a.st.Error, ErrorKind: a.st.ErrorKind}
 	if a.st.NextRetryAt != nil {
 		e.NextRetryAt = *a.st.NextRetryAt

@@ -64,6 +64,7 @@ type Actor struct {
 	ctx    context.Context // cancelled when the actor stops
 	cancel context.CancelFunc
 	hand   *handoff
+	output *startingGate
 
 	// For Describe only: the connection is owned by hand.
 	conn  *mcpconn.Conn
@@ -143,7 +144,8 @@ func (a *Actor) start(c actor.Context) {
 	opts.UserAction = a.user
 	opts.Procs = a.deps.Procs
 	opts.KeepAlive = a.deps.KeepAlive
-	opts.Emit = a.emit
+	a.output = &startingGate{emit: a.emit}
+	opts.Emit = a.output.pass
 	opts.Login = a.loginFunc(c)
 	opts.RequestMark, opts.AllowPrivateOAuthHosts = a.deps.RequestMark, a.deps.AllowPrivateOAuthHosts
 	hand := a.hand
@@ -238,10 +240,45 @@ func (a *Actor) stop() {
 	if a.cancel == nil {
 		return
 	}
+	a.output.close()
 	a.cancel()
 	if conn := a.hand.close(); conn != nil {
 		a.deps.Work.Go(conn.Close)
 	}
+}
+
+// startingGate passes the connection's events to emit, except a connect's
+// output (events.StartingOutput) once the actor began to stop: the next
+// session's connect must never show this one's last line as its detail
+// (its server actor clears the detail when it spawns that session, once
+// this one terminated). Its other events — a server's last stderr lines —
+// still pass.
+type startingGate struct {
+	emit func(events.Event)
+
+	mu     sync.Mutex
+	closed bool
+}
+
+func (g *startingGate) pass(e events.Event) {
+	if _, ok := e.(events.StartingOutput); !ok {
+		g.emit(e)
+		return
+	}
+	// Under the lock, so that close waits for a line on its way (emit
+	// does not block).
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed {
+		g.emit(e)
+	}
+}
+
+// close stops the connect's output: none is emitted once it returns.
+func (g *startingGate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
 
 // handoff decides who closes a connection whose dial races the actor's

@@ -43,7 +43,8 @@ const (
 //	-initialize-dir DIR    record initialize in DIR/initialize.log with how many were in flight
 //	-initialize-barrier N  with -initialize-dir: hold initialize until N servers of DIR began theirs (at most 30 s)
 //	-hang-initialize       never answer initialize
-//	-cold-start DURATION   write stderr lines, then wait DURATION before answering initialize
+//	-cold-start DURATION   write stderr lines (quoting $COLD_START_TOKEN), then wait DURATION before answering initialize
+//	-cold-start-gate PATH  end the cold start's wait early once a file exists at PATH
 //	-exit-after-calls N    exit with code 3 after N answered tool calls
 //	-garbage-stdout        write non-JSON lines to stdout, then exit 1
 //	-ignore-sigterm        ignore SIGTERM
@@ -74,7 +75,8 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.StringVar(&opts.InitializeDir, "initialize-dir", "", "record initialize in `dir`/"+InitializeLog+" with how many servers sharing dir were in theirs")
 	fs.IntVar(&opts.InitializeBarrier, "initialize-barrier", 0, "with -initialize-dir: hold initialize until `N` servers sharing dir have begun theirs (at most 30 s)")
 	fs.BoolVar(&opts.HangInitialize, "hang-initialize", false, "never answer initialize")
-	fs.DurationVar(&opts.ColdStart, "cold-start", 0, "write a burst of stderr lines, then wait `duration` before answering initialize")
+	fs.DurationVar(&opts.ColdStart, "cold-start", 0, "write a burst of stderr lines (quoting $"+ColdStartTokenEnv+" if set), then wait `duration` before answering initialize")
+	fs.StringVar(&opts.ColdStartGate, "cold-start-gate", "", "end the cold start's wait early once a file exists at `path`")
 	fs.IntVar(&opts.ExitAfterCalls, "exit-after-calls", 0, "exit with code 3 after `N` answered tool calls (0: never)")
 	fs.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "write non-JSON lines to stdout, then exit 1")
 	fs.BoolVar(&opts.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")

@@ -109,9 +109,14 @@ type Options struct {
 	HangInitialize bool
 	// ColdStart, when positive, makes [Run] write [ColdStartLines] lines
 	// to Stderr (after [ReadyLine]) and then wait that long before it
-	// answers anything, initialize included: a cold `npx` start.
-	// [NewServer] ignores it.
+	// answers anything, initialize included: a cold `npx` start. The
+	// lines quote $[ColdStartTokenEnv] when it is set. [NewServer]
+	// ignores it.
 	ColdStart time.Duration
+	// ColdStartGate, with ColdStart, ends the wait early once a file
+	// exists at this path: a test lets the start finish when it has seen
+	// what it looks for.
+	ColdStartGate string
 	// ExitAfterCalls, when positive, makes [Run] return [ErrExitRequested]
 	// once that many tool calls have been answered (the answer is written
 	// first). [NewServer] ignores it.

@@ -76,7 +76,7 @@ func serve(ctx context.Context, opts Options, stderr *lockedWriter, in io.ReadCl
 	// sent after it waits in the stream until the session reads it.
 	announceReady(stderr)
 	if opts.ColdStart > 0 {
-		if err := coldStart(ctx, stderr, opts.ColdStart); err != nil {
+		if err := coldStart(ctx, stderr, opts.Name, opts.ColdStart, opts.ColdStartGate); err != nil {
 			return errors.Join(err, in.Close(), out.Close())
 		}
 	}

@@ -32,6 +32,7 @@ type requestDeadline struct {
 	idle   time.Duration // timeout_seconds
 	end    time.Time     // start + max_call_seconds: no restart goes past it
 	cancel context.CancelCauseFunc
+	began  time.Time // on the real clock, which the keepalive measures in
 
 	mu         sync.Mutex
 	timer      clockwork.Timer
@@ -47,7 +48,7 @@ type requestDeadline struct {
 func startDeadline(parent context.Context, clock clockwork.Clock, idle, limit time.Duration) (context.Context, *requestDeadline) {
 	ctx, cancel := context.WithCancelCause(parent)
 	now := clock.Now()
-	d := &requestDeadline{clock: clock, idle: idle, end: now.Add(max(limit, idle)), due: now.Add(idle), cancel: cancel}
+	d := &requestDeadline{clock: clock, idle: idle, end: now.Add(max(limit, idle)), due: now.Add(idle), cancel: cancel, began: time.Now()}
 	d.mu.Lock() // the timer may fire before it is stored
 	d.timer = clock.AfterFunc(idle, d.fire)
 	d.mu.Unlock()

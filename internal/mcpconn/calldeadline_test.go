@@ -10,7 +10,8 @@ import (
 )
 
 // ended waits (bounded) for ctx to end, as a fired timer's func runs on a
-// goroutine of its own, and returns its cause.
+// goroutine of its own, and returns its cause. It waits on ctx, never
+// sleeps: a deadline that does not fire fails the test after 5 s.
 func ended(t *testing.T, ctx context.Context) error {
 	t.Helper()
 	select {
@@ -22,6 +23,18 @@ func ended(t *testing.T, ctx context.Context) error {
 	}
 }
 
+// notEnded checks that dl has not ended the request of ctx, and would
+// not now: it runs the firing that dl's timer makes (on a goroutine of
+// its own with a fake clock, so a check of ctx alone could pass before a
+// wrong firing ran) itself, at the fake clock's time.
+func notEnded(t *testing.T, ctx context.Context, dl *requestDeadline, when string) {
+	t.Helper()
+	dl.fire()
+	if ctx.Err() != nil {
+		t.Fatalf("ended %s: %v", when, context.Cause(ctx))
+	}
+}
+
 // Progress restarts timeout_seconds, never past max_call_seconds from the
 // start; the cause says which limit ended the request.
 func TestDeadlineRestartsOnProgressUpToMaxCall(t *testing.T) {
@@ -29,18 +42,17 @@ func TestDeadlineRestartsOnProgressUpToMaxCall(t *testing.T) {
 	ctx, dl := startDeadline(context.Background(), clock, time.Second, 3*time.Second)
 	defer dl.stop()
 	clock.Advance(900 * time.Millisecond)
+	notEnded(t, ctx, dl, "at 0.9 s (timeout 1 s)")
 	dl.progress() // due at 1.9 s
 	clock.Advance(900 * time.Millisecond)
-	if ctx.Err() != nil {
-		t.Fatalf("ended at 1.8 s, 0.9 s after a report (timeout 1 s): %v", context.Cause(ctx))
-	}
+	notEnded(t, ctx, dl, "at 1.8 s, 0.9 s after a report (timeout 1 s)")
 	dl.progress() // due at 2.8 s
 	clock.Advance(900 * time.Millisecond)
 	dl.progress() // 2.7 s: the restart would pass 3 s, so due at 3 s
-	if ctx.Err() != nil {
-		t.Fatal("ended before max_call_seconds")
-	}
-	clock.Advance(300 * time.Millisecond)
+	clock.Advance(299 * time.Millisecond)
+	notEnded(t, ctx, dl, "at 2.999 s, before max_call_seconds (3 s)")
+	dl.progress() // at the end already: no restart
+	clock.Advance(time.Millisecond)
 	if cause := ended(t, ctx); !errors.Is(cause, errMaxCall) {
 		t.Fatalf("cause %v, want errMaxCall", cause)
 	}
@@ -56,7 +68,9 @@ func TestDeadlineWithoutProgressIsTimeout(t *testing.T) {
 	clock := clockwork.NewFakeClock()
 	ctx, dl := startDeadline(context.Background(), clock, time.Second, time.Hour)
 	defer dl.stop()
-	clock.Advance(time.Second)
+	clock.Advance(999 * time.Millisecond)
+	notEnded(t, ctx, dl, "at 0.999 s (timeout 1 s)")
+	clock.Advance(time.Millisecond)
 	if cause := ended(t, ctx); !errors.Is(cause, errIdle) || dl.hadProgress() {
 		t.Fatalf("cause %v (progress %v), want errIdle without progress", cause, dl.hadProgress())
 	}
@@ -66,9 +80,7 @@ func TestDeadlineWithoutProgressIsTimeout(t *testing.T) {
 	clock.Advance(500 * time.Millisecond)
 	dl.progress()
 	clock.Advance(999 * time.Millisecond)
-	if ctx.Err() != nil {
-		t.Fatal("ended before timeout_seconds after the last report")
-	}
+	notEnded(t, ctx, dl, "0.999 s after the last report (timeout 1 s)")
 	clock.Advance(time.Millisecond)
 	if cause := ended(t, ctx); !errors.Is(cause, errIdle) || !dl.hadProgress() {
 		t.Fatalf("cause %v (progress %v), want errIdle after progress", cause, dl.hadProgress())
@@ -83,6 +95,7 @@ func TestStoppedDeadlineStaysStopped(t *testing.T) {
 	dl.stop()
 	dl.progress()
 	clock.Advance(time.Minute)
+	dl.fire() // what the timer would do, had stop left it running
 	if cause := ended(t, ctx); cause != context.Canceled || dl.hadProgress() {
 		t.Fatalf("cause %v (progress %v), want context.Canceled and no progress", cause, dl.hadProgress())
 	}

@@ -15,14 +15,15 @@ import (
 // the server's timeout and by Close. Every call carries a progress token
 // of its own: each progress report the server sends for it restarts its
 // timeout_seconds, up to max_call_seconds from its start, and reaches the
-// callback of ctx (tools.WithProgress) if it has one. Calls run
+// callback of ctx (tools.WithProgress) if it has one, coalesced to the
+// newest while the callback is busy (see progressRouter). Calls run
 // concurrently; with max_concurrent_calls set, a call beyond the limit
 // waits for a slot, and that wait counts towards the timeout (see
 // limiter.acquire). Cancelling ctx returns at once; the server gets
 // notifications/cancelled.
 func (c *Conn) CallTool(ctx context.Context, name string, args any) (res *mcp.CallToolResult, err error) {
 	reqCtx, dl := startDeadline(ctx, c.clock, c.timeout, c.maxCall)
-	token, done := c.progress.register(tools.ProgressFrom(ctx), dl)
+	token, done := c.progress.register(ctx, tools.ProgressFrom(ctx), dl)
 	defer done()
 	err = c.run(ctx, reqCtx, dl, op{verb: "calling", arg: name}, func(callCtx context.Context) error {
 		// A fresh params value and Meta per call: the SDK writes into them.

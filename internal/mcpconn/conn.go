@@ -51,6 +51,7 @@ type Conn struct {
 	closeAuth func()             // stops an OAuth login's background refresh
 	goFn      func(func())       // runs work the owner waits for (Options.Go)
 	progress  *progressRouter    // per-call progress callbacks
+	heard     *heartbeat         // when the server last sent anything (keepalive)
 	listens   *listenTracker     // sees subscription streams end
 	reopen    *reopener          // reopens them, and subscribes the session at first
 	updates   *updateThrottle    // coalesces resource updates
@@ -159,7 +160,8 @@ func (c *Conn) endCalls(cancel bool) {
 // group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
-		c.kaCancel() // no probe from now on; its request is cancelled
+		c.kaCancel()       // no probe from now on; its request is cancelled
+		c.progress.close() // no report reaches a host, no grace timer runs
 		// No stream is reopened on a session that is closing.
 		c.listens.close()
 		c.reopen.stop()

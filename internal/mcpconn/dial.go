@@ -234,14 +234,16 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		}}
 	}
 
-	progress := &progressRouter{}
+	progress := newProgressRouter(opts.Clock, scrub, logger)
 	var wants func(string) bool
 	if subs := opts.Features.Subscriptions; subs != nil {
 		wants = subs.Wants
 	}
 	updates := newUpdateThrottle(opts.Clock, opts.Emit, wants)
 	client := mcp.NewClient(opts.Client, clientOptions(opts.Features, srv.Name, opts.Emit, updates, logger, progress, scrub, tail))
-	client.AddSendingMiddleware(probeMiddleware)
+	heard := newHeartbeat()
+	client.AddSendingMiddleware(probeMiddleware, heard.sending)
+	client.AddReceivingMiddleware(heard.receiving)
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}
@@ -278,7 +280,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		if r.err == nil && ctx.Err() == nil {
 			deadline.finish()
 			c := newConn(srv, opts, r, proc, stderr, scrub, logger)
-			c.progress = progress
+			c.progress, c.heard = progress, heard
 			c.logs = c.Capabilities().Logging != nil
 			c.tap, c.httpConns, c.endLife, c.closeAuth, c.cut = tap, httpConns, endLife, closeAuth, cut
 			c.listens, c.reopen, c.updates = listens, newReopener(r.cs, opts.Features.Subscriptions, logger, srv.Timeout()), updates

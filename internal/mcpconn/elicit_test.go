@@ -47,13 +47,7 @@ func elicitServer(t *testing.T, protocol string) mcp.Transport {
 			}
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": params}}, nil
 		})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	return ct
+	return serveInMemory(t, srv)
 }
 
 func TestElicit(t *testing.T) {

@@ -86,8 +86,8 @@ func clientOptions(f Features, name string, emit func(events.Event), updates *up
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			serverLog(emit, name, logger, &tail.serverLogs, scrub, req.Params)
 		},
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			progress.deliver(ctx, logger, scrub, req.Params)
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			progress.deliver(req.Params)
 		},
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			resourceUpdated(updates, name, f.Subscriptions, scrub, req.Params)

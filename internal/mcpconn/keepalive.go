@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/internal/oauthflow"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/tools"
 )
@@ -67,20 +67,24 @@ func (c *Conn) probeName() string {
 	return "ping"
 }
 
-// probe sends one liveness request. Any answer proves the server alive,
-// an error answer included (a server without ping says -32601).
-func (c *Conn) probe(ctx context.Context) error {
+// probe sends one liveness request and reports whether the server
+// answered it (see serverAnswered). Its context is marked so that a 401
+// or 403 starts no login and waits for none (oauthflow.WithoutLogin).
+func (c *Conn) probe(ctx context.Context) (bool, error) {
+	ctx = oauthflow.WithoutLogin(ctx)
 	var err error
 	if c.probeName() == "ping" {
 		err = c.cs.Ping(ctx, nil)
 	} else {
 		_, err = c.cs.ListTools(context.WithValue(ctx, probeKey{}, true), &mcp.ListToolsParams{Cursor: probeCursor})
 	}
-	if wire := (*jsonrpc.Error)(nil); errors.As(err, &wire) {
-		return nil
-	}
-	return err
+	return serverAnswered(err), err
 }
+
+// stoppedProbeWait bounds the probe sent to a server with a stopped
+// process: the stop makes the verdict quick, not certain (the stopped
+// process may be a child the server does not need).
+const stoppedProbeWait = time.Second
 
 // startKeepAlive runs the keepalive of a ready Conn, unless interval ≤ 0.
 // Close stops it and waits for it. It runs on the real clock, not
@@ -96,12 +100,12 @@ func (c *Conn) startKeepAlive(interval time.Duration) {
 
 // keepAlive is the Conn's one keepalive goroutine. Probes run one at a
 // time, beside the calls (a probe is not a call: it takes no slot of
-// max_concurrent_calls), so a slow call is never taken for a hang while
-// the server answers its probes.
+// max_concurrent_calls), each bounded by the interval.
 func (c *Conn) keepAlive(interval time.Duration) {
 	defer close(c.kaDone)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
+	failedBefore := false
 	for {
 		select {
 		case <-c.kaCtx.Done():
@@ -110,26 +114,93 @@ func (c *Conn) keepAlive(interval time.Duration) {
 			return
 		case <-ticker.C:
 		}
-		// A stopped process cannot answer until it is continued: hung now,
-		// not after a probe's interval.
-		if c.proc.groupStopped() {
-			c.hung(errors.New("its process is stopped (SIGSTOP or a terminal stop)"))
+		why, failed := c.check(interval, failedBefore)
+		if c.kaCtx.Err() != nil {
 			return
 		}
-		pctx, cancel := context.WithTimeout(c.kaCtx, interval)
-		err := c.probe(pctx)
-		timedOut := pctx.Err() != nil && c.kaCtx.Err() == nil
-		cancel()
-		switch {
-		case err == nil:
-		case timedOut:
-			c.hung(fmt.Errorf("no answer to the keepalive %s within %s", c.probeName(), interval))
+		if why != nil {
+			c.hung(why)
 			return
-		default:
-			// The transport failed: watch reports that loss by itself.
-			return
+		}
+		failedBefore = failed
+	}
+}
+
+// check probes the server once and says why it is hung (nil: it is not,
+// or not yet) and whether the probe went unanswered. The rule:
+//
+//   - a probe the server answers, even with an error, proves it alive;
+//   - a process of its tree in the stopped state shortens the probe to
+//     min(interval, 1s): unanswered, with the process still stopped, the
+//     server is hung (a healthy server with a stopped child answers);
+//   - otherwise an unanswered probe (no answer within the interval, or a
+//     transport failure: connection refused, a 503 from a gateway) makes
+//     it hung only if nothing at all was heard from the server for an
+//     interval (progress and answers to calls are proof of life), the
+//     failure is not a single quick one (a transient 503 is forgiven once:
+//     the next probe decides, and any other error is judged the same
+//     way), and no request in flight may be what it is busy on (see
+//     mayBeBusy).
+//
+// So a server that stops answering with no request in flight is declared
+// lost within two intervals, one with requests in flight after at most
+// twice timeout_seconds of silence plus an interval.
+func (c *Conn) check(interval time.Duration, failedBefore bool) (why error, failed bool) {
+	stopped := c.proc.groupStopped()
+	wait := interval
+	if stopped {
+		wait = min(interval, stoppedProbeWait)
+	}
+	pctx, cancel := context.WithTimeout(c.kaCtx, wait)
+	ok, err := c.probe(pctx)
+	timedOut := pctx.Err() != nil
+	cancel()
+	if ok || c.kaCtx.Err() != nil {
+		return nil, false
+	}
+	c.logger.Debug("keepalive probe unanswered", "probe", c.probeName(), "error", c.scrub.Error(err))
+	if stopped && c.proc.groupStopped() {
+		return fmt.Errorf("its process is stopped (SIGSTOP or a terminal stop) and did not answer the keepalive %s within %s", c.probeName(), wait), true
+	}
+	silence := c.heard.silence()
+	switch {
+	case silence < interval, !timedOut && !failedBefore:
+		return nil, true
+	case c.mayBeBusy(silence):
+		return nil, true
+	}
+	if timedOut {
+		return fmt.Errorf("no answer to the keepalive %s within %s, and nothing heard from it for %s", c.probeName(), interval, silence.Round(time.Millisecond)), true
+	}
+	return fmt.Errorf("the keepalive %s failed twice, and nothing heard from it for %s: %w", c.probeName(), silence.Round(time.Millisecond), err), true
+}
+
+// mayBeBusy reports whether a server silent for silence may be working on
+// a request in flight (or one waiting for a slot), rather than hung: it
+// has been silent for less than timeout_seconds, or a request began less
+// than timeout_seconds ago and less than timeout_seconds into the silence.
+// So a server that answers one request at a time is not killed while it
+// works on a call within that call's timeout_seconds (a probe it has not
+// answered since before the call began, the silence that began then, do
+// not count against the call), and a stream of new calls, each timing out
+// in turn, hides a deadlock for at most twice timeout_seconds.
+func (c *Conn) mayBeBusy(silence time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.inflight) == 0 {
+		return false
+	}
+	if silence < c.timeout {
+		return true
+	}
+	now := time.Now()
+	heard := now.Add(-silence)
+	for _, dl := range c.inflight {
+		if now.Sub(dl.began) < c.timeout && dl.began.Sub(heard) < c.timeout {
+			return true
 		}
 	}
+	return false
 }
 
 // hung ends the session of a server that stopped answering. The process
@@ -193,8 +264,9 @@ func (b *cutBody) Close() error {
 	return err
 }
 
-// groupStopped reports whether a process of the server's group is in the
-// stopped state (Linux; false elsewhere and for remote servers).
+// groupStopped reports whether a process of the server's tree and group
+// is in the stopped state (Linux; false elsewhere and for remote servers):
+// a bounded look at the leader and its descendants (procs.GroupStopped).
 func (t *stdioTransport) groupStopped() bool {
 	if t == nil {
 		return false

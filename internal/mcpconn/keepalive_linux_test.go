@@ -60,3 +60,24 @@ func TestKeepAliveSpotsAStoppedProcess(t *testing.T) {
 		assertNoProcesses(t)
 	}
 }
+
+// A stopped process makes the verdict quick, not certain: a healthy
+// server whose group holds a stopped child answers its probes and lives.
+func TestKeepAliveSparesAServerWithAStoppedChild(t *testing.T) {
+	opts := freezeServer("")
+	opts.Server.Command = []string{"/bin/sh", "-c", `sleep 100 & kill -STOP $!; exec "$0" serve`, demoBin}
+	opts.KeepAlive = testInterval
+	c, err := testDial(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Close(); assertNoProcesses(t) }()
+	select {
+	case <-c.Done():
+		t.Fatalf("a server that answers every probe was declared lost for a stopped child: %v", c.Err())
+	case <-time.After(8 * testInterval):
+	}
+	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "x"}); err != nil {
+		t.Errorf("a call afterwards: %v", err)
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/internal/redact"
@@ -16,85 +18,217 @@ import (
 
 // progressRouter maps the progress token of each tool call of one
 // connection to the call: a report restarts the call's timeout and
-// reaches its host callback, if any. Tokens are strings ("mcpvisor-N",
-// unique per connection): a number would come back as a float64.
+// becomes the call's latest report, which reaches its host callback, if
+// any. Tokens are strings ("mcpvisor-N", unique per connection): a number
+// would come back as a float64.
+//
+// A report is handled on the SDK's one goroutine for incoming
+// notifications, whose queue has no bound: whatever it does per report
+// must be cheap, or a server that floods progress makes that queue (and
+// the heap) grow without bound. So handling a report only looks up its
+// call, resets a timer and stores the report (its message cut, see
+// rawProgress); the host gets the reports from a goroutine of the call's
+// own (progressCall.offer), latest wins: a slow host callback skips
+// reports instead of queueing them.
 //
 // The map holds the calls in flight (bounded by the caller, and by
-// max_concurrent_calls) and, for a quarter of a second after it ended, a
-// call whose host asked for progress. A report whose token is not in the
-// map — a call that ended, a token the server made up, a number — does
-// nothing but a debug log line.
+// max_concurrent_calls) and, for progressGrace after it ended, a call
+// whose host asked for progress. A report whose token is not in the map —
+// a call that ended, a token the server made up, a number — does nothing.
 type progressRouter struct {
-	next  atomic.Uint64
-	mu    sync.Mutex
-	calls map[string]progressEntry
+	clock  clockwork.Clock // runs the grace timers, like the calls' deadlines
+	scrub  *redact.Scrubber
+	logger *slog.Logger
+
+	next   atomic.Uint64
+	mu     sync.Mutex
+	calls  map[string]*progressCall
+	closed chan struct{} // closed by close: no report reaches a host from then on
 }
 
-// progressEntry is one call's: its deadline (nil once the call ended) and
-// its host's callback (nil if none).
-type progressEntry struct {
+func newProgressRouter(clock clockwork.Clock, scrub *redact.Scrubber, logger *slog.Logger) *progressRouter {
+	return &progressRouter{clock: clock, scrub: scrub, logger: logger, calls: map[string]*progressCall{}, closed: make(chan struct{})}
+}
+
+// progressCall is one call's entry: its deadline, its host's callback
+// (nil if none) and the delivery of its reports to that callback.
+type progressCall struct {
 	deadline *requestDeadline
 	report   func(tools.Progress)
+	grace    clockwork.Timer // once the call ended: drops the entry
+
+	mu      sync.Mutex
+	latest  rawProgress // the newest report the host has not been given
+	pending bool        // latest is set
+	idle    chan struct{}
+	closed  bool // the Conn closed: nothing more is delivered
 }
 
-// register gives a call its token. done must be called when the call
-// ends: from then on a report no longer touches its deadline.
-func (r *progressRouter) register(report func(tools.Progress), dl *requestDeadline) (token string, done func()) {
-	token = "mcpvisor-" + strconv.FormatUint(r.next.Add(1), 10)
-	r.mu.Lock()
-	if r.calls == nil {
-		r.calls = map[string]progressEntry{}
-	}
-	r.calls[token] = progressEntry{deadline: dl, report: report}
-	r.mu.Unlock()
-	return token, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if report == nil {
-			delete(r.calls, token)
-			return
-		}
-		// The SDK hands a call its result at once but queues
-		// notifications for a handler goroutine, so the server's last
-		// reports can arrive just after the result: the host's callback
-		// keeps listening for them a moment.
-		r.calls[token] = progressEntry{report: report}
-		time.AfterFunc(progressGrace, func() {
-			r.mu.Lock()
-			delete(r.calls, token)
-			r.mu.Unlock()
-		})
-	}
+// rawProgress is a report as the server sent it, its message cut to
+// maxLineBytes plus the longest secret form (so that a secret crossing
+// the cut is still seen whole when it is scrubbed): the host gets it
+// scrubbed and cut to maxLineBytes (redact.Scrubber.Line). A copy, so that
+// it does not hold the server's whole notification.
+type rawProgress struct {
+	progress, total float64
+	message         string
+	cut             bool // message was longer
 }
 
 // progressGrace is how long a call's progress callback still receives
 // reports after the call returned.
 const progressGrace = 250 * time.Millisecond
 
-// deliver handles one progress notification. It runs on the connection's
-// read loop: it only resets a timer and calls the host's callback (which
-// must return quickly, see tools.WithProgress).
-func (r *progressRouter) deliver(ctx context.Context, logger *slog.Logger, scrub *redact.Scrubber, p *mcp.ProgressNotificationParams) {
+// register gives a call its token. done must be called when the call
+// ends (its deadline stopped first, so that a report no longer touches
+// it): see progressCall.end for what the host gets then.
+func (r *progressRouter) register(ctx context.Context, report func(tools.Progress), dl *requestDeadline) (token string, done func()) {
+	token = "mcpvisor-" + strconv.FormatUint(r.next.Add(1), 10)
+	e := &progressCall{deadline: dl, report: report}
+	r.mu.Lock()
+	if r.isClosed() {
+		r.mu.Unlock()
+		return token, func() {} // the call fails at once: the session is closing
+	}
+	r.calls[token] = e
+	r.mu.Unlock()
+	return token, func() { r.end(ctx, token, e) }
+}
+
+// end is a call's done. A call without a host callback leaves the map at
+// once. One with a callback first hands the host the latest report
+// received (waiting for the callback running, unless ctx ended or the Conn
+// closed), then stays in the map for progressGrace: the SDK hands a call
+// its result at once but queues notifications for its handler goroutine,
+// so the server's last reports, sent before the result, can be handled
+// just after it; they reach the callback during the grace.
+func (r *progressRouter) end(ctx context.Context, token string, e *progressCall) {
+	r.mu.Lock()
+	if e.report == nil || r.isClosed() {
+		delete(r.calls, token)
+		r.mu.Unlock()
+		return
+	}
+	e.grace = r.clock.AfterFunc(progressGrace, func() {
+		r.mu.Lock()
+		delete(r.calls, token)
+		r.mu.Unlock()
+	})
+	r.mu.Unlock()
+	e.flush(ctx, r.closed)
+}
+
+// deliver handles one progress notification (see progressRouter: it must
+// stay cheap). Nothing is done for a report that is not a call's: not even
+// its message is looked at.
+func (r *progressRouter) deliver(p *mcp.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}
-	p.Message = scrub.String(p.Message)
-	logger.Debug("progress", "progress", p.Progress, "total", p.Total, "message", p.Message)
 	token, ok := p.ProgressToken.(string)
 	if !ok {
 		return
 	}
 	r.mu.Lock()
-	e, ok := r.calls[token]
+	e := r.calls[token]
 	r.mu.Unlock()
-	if !ok {
+	if e == nil {
 		return
 	}
-	if e.deadline != nil {
-		e.deadline.progress()
+	e.deadline.progress() // a no-op once the call ended
+	if e.report == nil {
+		return
 	}
-	if e.report != nil {
-		e.report(tools.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	raw := rawProgress{progress: p.Progress, total: p.Total, message: p.Message}
+	if keep := maxLineBytes + r.scrub.Longest(); len(raw.message) > keep {
+		raw.message, raw.cut = strings.Clone(raw.message[:keep]), true
+	}
+	e.offer(raw, r.hand)
+}
+
+// hand gives one report to a host callback, scrubbed and bounded.
+func (r *progressRouter) hand(report func(tools.Progress), raw rawProgress) {
+	msg := r.scrub.Line(raw.message, maxLineBytes, raw.cut)
+	r.logger.Debug("progress", "progress", raw.progress, "total", raw.total, "message", msg)
+	report(tools.Progress{Progress: raw.progress, Total: raw.total, Message: msg})
+}
+
+// offer makes raw the call's latest report and starts the call's delivery
+// goroutine unless it runs: there is at most one per call, which hands
+// the host the latest report until none is left, then ends.
+func (e *progressCall) offer(raw rawProgress, hand func(func(tools.Progress), rawProgress)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return
+	}
+	e.latest, e.pending = raw, true
+	if e.idle != nil {
+		return // the goroutine running takes it
+	}
+	idle := make(chan struct{})
+	e.idle = idle
+	go func() {
+		defer close(idle)
+		for {
+			e.mu.Lock()
+			if !e.pending || e.closed {
+				e.idle = nil
+				e.mu.Unlock()
+				return
+			}
+			raw := e.latest
+			e.pending, e.latest = false, rawProgress{}
+			e.mu.Unlock()
+			hand(e.report, raw)
+		}
+	}()
+}
+
+// flush waits until the host has the latest report offered so far, unless
+// ctx ends or closed is closed first.
+func (e *progressCall) flush(ctx context.Context, closed <-chan struct{}) {
+	e.mu.Lock()
+	idle := e.idle
+	e.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	case <-closed:
+	}
+}
+
+// close drops every call: no report reaches a host from now on (a
+// callback running finishes), and no grace timer is left running. Close
+// calls it.
+func (r *progressRouter) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.isClosed() {
+		return
+	}
+	close(r.closed)
+	for token, e := range r.calls {
+		if e.grace != nil {
+			e.grace.Stop()
+		}
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
+		delete(r.calls, token)
+	}
+}
+
+// isClosed reports whether close ran.
+func (r *progressRouter) isClosed() bool {
+	select {
+	case <-r.closed:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,19 +172,20 @@ func TestEveryCallCarriesAProgressToken(t *testing.T) {
 // A report for a token the router does not know (a call that ended, one
 // the server made up, a number) touches no call.
 func TestUnknownProgressTokenDoesNothing(t *testing.T) {
-	var r progressRouter
-	var got int
+	r := newProgressRouter(clockwork.NewFakeClock(), redact.New(), slog.New(slog.DiscardHandler))
+	defer r.close()
+	var got atomic.Int32
 	ctx, dl := startDeadline(t.Context(), clockwork.NewFakeClock(), time.Second, 10*time.Second)
-	token, done := r.register(func(tools.Progress) { got++ }, dl)
+	token, done := r.register(t.Context(), func(tools.Progress) { got.Add(1) }, dl)
 	for _, tok := range []any{"mcpvisor-999", 1.0, token + "x"} {
-		r.deliver(t.Context(), slog.New(slog.DiscardHandler), redact.New(), &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1})
+		r.deliver(&mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1})
 	}
-	if got != 0 || dl.hadProgress() {
-		t.Fatalf("unknown tokens reached the call: %d reports, progress %v", got, dl.hadProgress())
+	if got.Load() != 0 || dl.hadProgress() {
+		t.Fatalf("unknown tokens reached the call: %d reports, progress %v", got.Load(), dl.hadProgress())
 	}
 	dl.stop()
 	done()
-	r.deliver(t.Context(), slog.New(slog.DiscardHandler), redact.New(), &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1})
+	r.deliver(&mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1})
 	if dl.hadProgress() || context.Cause(ctx) != context.Canceled {
 		t.Fatalf("a report after the call ended touched its deadline (cause %v)", context.Cause(ctx))
 	}

@@ -321,6 +321,10 @@ func (h *AuthCode) TokenSource(ctx context.Context) (oauth2.TokenSource, error) 
 
 // Authorize is called by the transport on a 401 or 403.
 func (h *AuthCode) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if loginBarred(ctx) {
+		discard(resp)
+		return ErrLoginNotTried
+	}
 	seq := h.loginSeq.Load()
 	h.authorizing.Lock()
 	defer h.authorizing.Unlock()

@@ -10,7 +10,7 @@ import (
 )
 
 // sentinels are what callers match a login error with.
-var sentinels = []error{ErrNeedsReauth, ErrLoginCancelled, ErrPrivateOAuthHost, context.Canceled, context.DeadlineExceeded}
+var sentinels = []error{ErrNeedsReauth, ErrLoginNotTried, ErrLoginCancelled, ErrPrivateOAuthHost, context.Canceled, context.DeadlineExceeded}
 
 // Sentinels returns the errors a caller tells this package's errors by
 // (errors.Is): every error of this package that leaves it scrubbed
