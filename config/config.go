@@ -47,14 +47,19 @@ type Server struct {
 	// Type is TypeLocal, TypeHTTP or TypeSSE.
 	Type string
 	// Command is the argv of a local server; Command[0] is the program.
+	// Each element may hold references (see [Server.Expand]).
 	Command []string
+	// Cwd is the working directory of a local server's process; "" means
+	// mcpvisor's own. It must be absolute once its references are
+	// expanded, and exist when the server connects.
+	Cwd string
 	// Env is merged over the parent's environment for a local server.
-	// Every value is a secret.
+	// Every value is a secret, and may hold references.
 	Env map[string]string
 	// URL is the endpoint of an http or sse server.
 	URL string
 	// Headers are sent with every request to a remote server. Every value
-	// is a secret.
+	// is a secret, and may hold references.
 	Headers map[string]string
 	// Auth is how a remote server authenticates us; nil means AuthNone.
 	Auth *Auth
@@ -100,6 +105,9 @@ type Server struct {
 	// zeroField).
 	zeros   zeroFields
 	unknown []member // fields this version does not know
+	// expanded marks the copy [Server.Expand] made for a connect: its
+	// values are final, never references, and it must not be saved.
+	expanded bool
 }
 
 // member is one field of a JSON object, kept in file order with its raw
@@ -158,6 +166,7 @@ func (s Server) Equal(o Server) bool {
 	return s.Name == o.Name &&
 		s.Type == o.Type &&
 		slices.Equal(s.Command, o.Command) &&
+		s.Cwd == o.Cwd &&
 		maps.Equal(s.Env, o.Env) &&
 		s.URL == o.URL &&
 		maps.Equal(s.Headers, o.Headers) &&
@@ -184,13 +193,17 @@ func (s Server) Equal(o Server) bool {
 // output of the server itself (for example a subprocess echoing its
 // environment).
 //
+// A value made only of references ([SecretView.Reference]) holds no secret
+// and is left out; on the copy [Server.Expand] returns, the expanded values
+// are secrets like any configured one.
+//
 // The private key comes whole and also line by line (each line of its PEM
 // body longer than 16 characters): redactors work on one line at a time,
 // and a multi-line value never matches within one line.
 func (s Server) Secrets() []string {
 	var out []string
 	add := func(v string) {
-		if v != "" && !slices.Contains(out, v) {
+		if v != "" && !slices.Contains(out, v) && (s.expanded || !referenceOnly(v)) {
 			out = append(out, v)
 		}
 	}
@@ -203,7 +216,7 @@ func (s Server) Secrets() []string {
 	if s.Auth != nil {
 		add(s.Auth.Token)
 		add(s.Auth.ClientSecret)
-		if s.Auth.ClientSecret != "" {
+		if s.Auth.ClientSecret != "" && (s.expanded || !referenceOnly(s.Auth.ClientSecret)) {
 			// HTTP Basic client authentication (client_secret_basic, and
 			// x/oauth2's default for a confidential client) sends the
 			// form-escaped id:secret pair in base64 (RFC 6749 §2.3.1):

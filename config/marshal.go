@@ -29,6 +29,11 @@ func Marshal(f *File) ([]byte, error) {
 			return nil, fmt.Errorf("marshalling configuration: duplicate server name %s", quote(s.Name))
 		}
 		seen[s.Name] = true
+		if s.expanded {
+			// The file keeps references: an expanded copy is for a
+			// connect only, and writing it would store their values.
+			return nil, fmt.Errorf("marshalling server %s: its references were expanded for a connect; refusing to store their values", s.Name)
+		}
 		raw, err := marshalServer(s)
 		if err != nil {
 			return nil, fmt.Errorf("marshalling server %s: %w", s.Name, err)
@@ -67,6 +72,9 @@ func marshalServer(s Server) (json.RawMessage, error) {
 	}
 	if len(s.Command) > 0 {
 		errs = append(errs, add("command", s.Command))
+	}
+	if s.Cwd != "" {
+		errs = append(errs, add("cwd", s.Cwd))
 	}
 	if len(s.Env) > 0 {
 		errs = append(errs, add("env", s.Env))

@@ -88,6 +88,8 @@ func decodeEntry(fields []member, strict bool) (Server, *FieldError) {
 			s.Type, err = decodeString(m.key, m.value)
 		case "command":
 			s.Command, err = decodeStrings(m.key, m.value)
+		case "cwd":
+			s.Cwd, err = decodeString(m.key, m.value)
 		case "env":
 			s.Env, err = decodeStringMap(m.key, m.value, exactKeys)
 		case "url":

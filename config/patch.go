@@ -10,7 +10,7 @@ import (
 //
 // The rules (DESIGN C4):
 //   - A field that is absent keeps its value.
-//   - "type", "command", "url", "enabled", "timeout_seconds",
+//   - "type", "command", "cwd" ("" puts back mcpvisor's own), "url", "enabled", "timeout_seconds",
 //     "protocol_version" ("" puts back the newest),
 //     "max_concurrent_calls" (0 puts back unlimited) and the non-secret
 //     auth fields ("auth.kind", "auth.client_id",
@@ -35,6 +35,7 @@ import (
 //     the drop.
 //   - "name" may be sent only with the current name: renaming is not
 //     supported.
+//   - References ("${VAR}") are stored as sent, never expanded.
 //   - null is rejected rather than guessed to mean "keep" or "delete",
 //     and so are unknown fields.
 func ApplyPatch(base Server, patch []byte) (Server, error) {
@@ -73,6 +74,8 @@ func applyPatch(base Server, patch []byte) (Server, *FieldError) {
 			s.Type, err = decodeString(m.key, m.value)
 		case "command":
 			s.Command, err = decodeStrings(m.key, m.value)
+		case "cwd":
+			s.Cwd, err = decodeString(m.key, m.value)
 		case "env":
 			s.Env, err = mergeSecrets(m.key, s.Env, m.value, exactKeys)
 		case "url":

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -42,8 +43,9 @@ func isNameByte(c byte) bool {
 }
 
 // Validate reports the first problem with s, as a *FieldError naming the
-// field, or nil. Fields are checked in file order: name, type, command, env,
-// url, headers, auth, timeout_seconds, max_concurrent_calls,
+// field, or nil. Malformed references (see [Server.Expand]) come first,
+// in the order of the fields that may hold them; then fields are checked in
+// file order: name, type, command, cwd, env, url, headers, auth, timeout_seconds, max_concurrent_calls,
 // connect_timeout_seconds, max_call_seconds, max_output_bytes,
 // max_media_bytes, protocol_version, tools.
 //
@@ -52,6 +54,10 @@ func isNameByte(c byte) bool {
 // exception is an OAuth auth kind ("oauth", "client_credentials") on a type
 // other than "http": that would not be a leftover but a server that cannot
 // authenticate, so it is reported on "auth.kind".
+//
+// A value that holds references is checked as far as its final value is
+// known: a url, a cwd or a private key made with a reference is checked
+// at connect, by [Server.Expand].
 func (s Server) Validate() error {
 	if err := ValidateName(s.Name); err != nil {
 		return err
@@ -63,6 +69,9 @@ func (s Server) Validate() error {
 }
 
 func (s Server) validate() *FieldError {
+	if err := s.checkRefs(); err != nil {
+		return err
+	}
 	switch s.Type {
 	case TypeLocal:
 		if len(s.Command) == 0 {
@@ -85,6 +94,9 @@ func (s Server) validate() *FieldError {
 			return fieldErr(fmt.Sprintf("command[%d]", i), "must not contain NUL")
 		}
 	}
+	if err := s.validateCwd(); err != nil {
+		return err
+	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		switch {
 		case k == "":
@@ -95,7 +107,7 @@ func (s Server) validate() *FieldError {
 			return fieldErr(keyPath("env", k), "value must not contain NUL")
 		}
 	}
-	if s.URL != "" && !validHTTPURL(s.URL) {
+	if s.URL != "" && !s.refsIn(s.URL) && !validHTTPURL(s.URL) {
 		// The URL is not quoted: its userinfo may hold a password.
 		return fieldErr("url", "must be an absolute http:// or https:// URL with a host")
 	}
@@ -112,7 +124,7 @@ func (s Server) validate() *FieldError {
 			return fieldErr(keyPath("headers", k), "value must not contain control characters")
 		}
 	}
-	if err := s.Auth.validate(s.Type); err != nil {
+	if err := s.Auth.validate(s.Type, s.refsIn); err != nil {
 		return err
 	}
 	if s.timeoutZero || s.TimeoutSeconds < 0 || s.TimeoutSeconds > MaxTimeoutSeconds {
@@ -132,7 +144,10 @@ func (s Server) validate() *FieldError {
 // validate checks that a has a known kind that fits the server type, what
 // that kind needs, and nothing that another kind uses: a leftover secret is
 // a mistake to report, not a credential to carry along silently.
-func (a *Auth) validate(serverType string) *FieldError {
+//
+// refsIn reports whether a value holds references, whose final value is
+// checked only once expanded.
+func (a *Auth) validate(serverType string, refsIn func(string) bool) *FieldError {
 	if a == nil {
 		return nil
 	}
@@ -171,7 +186,7 @@ func (a *Auth) validate(serverType string) *FieldError {
 			}
 		}
 	case AuthClientCredentials:
-		if err := a.validateClientCredentials(); err != nil {
+		if err := a.validateClientCredentials(refsIn(a.PrivateKey)); err != nil {
 			return err
 		}
 	}
@@ -190,8 +205,9 @@ func (a *Auth) validate(serverType string) *FieldError {
 }
 
 // validateClientCredentials checks the client id, that there is exactly one
-// credential, and that the method and algorithm fit it.
-func (a *Auth) validateClientCredentials() *FieldError {
+// credential, and that the method and algorithm fit it. A keyRef private
+// key (one made with references) is parsed only once expanded.
+func (a *Auth) validateClientCredentials(keyRef bool) *FieldError {
 	if a.ClientID == "" {
 		return fieldErr("auth.client_id", `required for kind "client_credentials"`)
 	}
@@ -221,6 +237,9 @@ func (a *Auth) validateClientCredentials() *FieldError {
 		}
 		return nil
 	}
+	if keyRef {
+		return nil
+	}
 	key, err := a.keyInfo()
 	if err != nil {
 		return err
@@ -233,6 +252,25 @@ func (a *Auth) validateClientCredentials() *FieldError {
 	default:
 		return fieldErr("auth.signing_algorithm", fmt.Sprintf(
 			"%q does not fit %s: use %s", a.SigningAlg, key.desc, orList(key.algs)))
+	}
+	return nil
+}
+
+// refsIn reports whether v, a value of s, holds references: always false
+// once s is expanded.
+func (s Server) refsIn(v string) bool { return !s.expanded && hasRefs(v) }
+
+// validateCwd checks that the working directory is absolute, unless
+// references make it known only at connect. Whether it exists is checked
+// at connect too: a directory may come and go.
+func (s Server) validateCwd() *FieldError {
+	switch {
+	case s.Cwd == "" || s.refsIn(s.Cwd):
+		return nil
+	case strings.ContainsRune(s.Cwd, 0):
+		return fieldErr("cwd", "must not contain NUL")
+	case !filepath.IsAbs(s.Cwd):
+		return fieldErr("cwd", fmt.Sprintf("%s is not an absolute path (a reference such as ${HOME}/src is expanded at connect)", quote(s.Cwd)))
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/openprogram/mcpvisor/internal/redact"
@@ -11,9 +13,32 @@ import (
 
 // SecretView is the response form of one secret: whether it is set, and a
 // mask that lets a user recognise it without revealing it.
+//
+// A value made only of references, optionally after a scheme word
+// ("${GITHUB_TOKEN}", "Bearer ${GITHUB_TOKEN}"), holds no secret: it is
+// shown as it is in Reference, {"has_value": true, "reference": "Bearer
+// ${GITHUB_TOKEN}"}, without a mask. Any other value, one mixing literal
+// text with a reference or a reference with a default included, is
+// masked.
 type SecretView struct {
 	HasValue bool   `json:"has_value"`
 	Masked   string `json:"masked"`
+	// Reference is the value itself when it is made only of references,
+	// "" otherwise; Masked is then "".
+	Reference string `json:"reference,omitempty"`
+}
+
+// MarshalJSON writes {"has_value", "masked"}, or {"has_value",
+// "reference"} for a reference.
+func (v SecretView) MarshalJSON() ([]byte, error) {
+	if v.Reference != "" {
+		return encodeJSON(struct {
+			HasValue  bool   `json:"has_value"`
+			Reference string `json:"reference"`
+		}{v.HasValue, v.Reference})
+	}
+	type plain SecretView // without this method
+	return encodeJSON(plain(v))
 }
 
 // AuthView is the response form of [Auth]: the kind and the non-secret
@@ -23,16 +48,21 @@ type SecretView struct {
 // the default, so that a client that sends a view back does not pin a
 // default that a later change of credential would have changed.
 type AuthView struct {
-	Kind               string `json:"kind"`
-	HasToken           bool   `json:"has_token"`
-	TokenMasked        string `json:"token_masked,omitempty"`
-	ClientID           string `json:"client_id,omitempty"`
-	HasClientSecret    bool   `json:"has_client_secret"`
-	ClientSecretMasked string `json:"client_secret_masked,omitempty"`
-	HasPrivateKey      bool   `json:"has_private_key"`
+	Kind           string `json:"kind"`
+	HasToken       bool   `json:"has_token"`
+	TokenMasked    string `json:"token_masked,omitempty"`
+	TokenReference string `json:"token_reference,omitempty"`
+	ClientID       string `json:"client_id,omitempty"`
+	// The *Reference fields are as [SecretView.Reference]: the value
+	// itself when it is made only of references, and then no mask.
+	HasClientSecret       bool   `json:"has_client_secret"`
+	ClientSecretMasked    string `json:"client_secret_masked,omitempty"`
+	ClientSecretReference string `json:"client_secret_reference,omitempty"`
+	HasPrivateKey         bool   `json:"has_private_key"`
 	// PrivateKeyMasked is "****" when a key is set: the end of a PEM is
 	// its armour and padding, which would not help to recognise it.
 	PrivateKeyMasked        string   `json:"private_key_masked,omitempty"`
+	PrivateKeyReference     string   `json:"private_key_reference,omitempty"`
 	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty"`
 	SigningAlgorithm        string   `json:"signing_algorithm,omitempty"`
 	ClientMetadataURL       string   `json:"client_metadata_url,omitempty"`
@@ -46,6 +76,7 @@ type ServerView struct {
 	Name    string                `json:"name"`
 	Type    string                `json:"type"`
 	Command []string              `json:"command,omitempty"`
+	Cwd     string                `json:"cwd,omitempty"`
 	Env     map[string]SecretView `json:"env"`
 	// URL has the password of its userinfo, if any, replaced by
 	// "[redacted]" (see redact.URL).
@@ -84,14 +115,19 @@ func Mask(secret string) string {
 	return "****" + string(r[len(r)-4:])
 }
 
-func viewSecret(v string) SecretView {
+// viewSecret is the response form of v; refs: v may be a reference (not
+// on an expanded Server, whose values are all final).
+func viewSecret(v string, refs bool) SecretView {
+	if refs && referenceOnly(v) {
+		return SecretView{HasValue: true, Reference: v}
+	}
 	return SecretView{HasValue: v != "", Masked: Mask(v)}
 }
 
-func viewSecrets(m map[string]string) map[string]SecretView {
+func viewSecrets(m map[string]string, refs bool) map[string]SecretView {
 	out := make(map[string]SecretView, len(m))
 	for k, v := range m {
-		out[k] = viewSecret(v)
+		out[k] = viewSecret(v, refs)
 	}
 	return out
 }
@@ -103,10 +139,11 @@ func (s Server) View() ServerView {
 		Name:               s.Name,
 		Type:               s.Type,
 		Command:            slices.Clone(s.Command),
-		Env:                viewSecrets(s.Env),
-		URL:                redact.URL(s.URL, true),
-		Headers:            viewSecrets(s.Headers),
-		Auth:               s.Auth.View(),
+		Cwd:                s.Cwd,
+		Env:                viewSecrets(s.Env, !s.expanded),
+		URL:                s.viewURL(),
+		Headers:            viewSecrets(s.Headers, !s.expanded),
+		Auth:               s.Auth.view(!s.expanded),
 		Enabled:            s.Enabled,
 		TimeoutSeconds:     int(s.Timeout().Seconds()),
 		MaxConcurrentCalls: s.MaxConcurrentCalls,
@@ -120,28 +157,72 @@ func (s Server) View() ServerView {
 	}
 }
 
-// View returns the response form of a; a nil Auth is kind "none".
-func (a *Auth) View() AuthView {
+// View returns the response form of a; a nil Auth is kind "none". A
+// secret made only of references is shown as it is (see [SecretView]).
+func (a *Auth) View() AuthView { return a.view(true) }
+
+func (a *Auth) view(refs bool) AuthView {
 	if a == nil {
 		return AuthView{Kind: AuthNone}
 	}
+	token, secret, key := viewSecret(a.Token, refs), viewSecret(a.ClientSecret, refs), viewSecret(a.PrivateKey, refs)
 	v := AuthView{
 		Kind:                    a.Kind,
-		HasToken:                a.Token != "",
-		TokenMasked:             Mask(a.Token),
+		HasToken:                token.HasValue,
+		TokenMasked:             token.Masked,
+		TokenReference:          token.Reference,
 		ClientID:                a.ClientID,
-		HasClientSecret:         a.ClientSecret != "",
-		ClientSecretMasked:      Mask(a.ClientSecret),
-		HasPrivateKey:           a.PrivateKey != "",
+		HasClientSecret:         secret.HasValue,
+		ClientSecretMasked:      secret.Masked,
+		ClientSecretReference:   secret.Reference,
+		HasPrivateKey:           key.HasValue,
+		PrivateKeyReference:     key.Reference,
 		TokenEndpointAuthMethod: a.TokenEndpointAuthMethod,
 		SigningAlgorithm:        a.SigningAlg,
 		ClientMetadataURL:       a.ClientMetadataURL,
 		Scopes:                  slices.Clone(a.Scopes),
 	}
-	if v.HasPrivateKey {
+	if v.HasPrivateKey && v.PrivateKeyReference == "" {
 		v.PrivateKeyMasked = "****"
 	}
 	return v
+}
+
+// viewURL is the URL with the password of its userinfo, if any, replaced
+// by "[redacted]" (see redact.URL). References stand in for parts that
+// url.Parse would refuse ("https://${HOST}/mcp"), so each is replaced by a
+// placeholder for the redaction and put back after it.
+func (s Server) viewURL() string {
+	ps, err := parseRefs(s.URL)
+	if s.expanded || err != nil || !slices.ContainsFunc(ps, func(p piece) bool { return p.ref != nil }) {
+		return redact.URL(s.URL, true)
+	}
+	var tmpl strings.Builder
+	var refs []string
+	for _, p := range ps {
+		if p.ref == nil {
+			tmpl.WriteString(p.raw)
+			continue
+		}
+		tmpl.WriteString(placeholder(s.URL, len(refs)))
+		refs = append(refs, p.raw)
+	}
+	out := redact.URL(tmpl.String(), true)
+	for i, r := range refs {
+		out = strings.Replace(out, placeholder(s.URL, i), r, 1)
+	}
+	return out
+}
+
+// placeholder is the i-th stand-in for a reference of raw: letters and
+// digits that url.Parse keeps as they are in a host, a path or a query,
+// and that raw does not contain.
+func placeholder(raw string, i int) string {
+	p := fmt.Sprintf("mcpvisorref%dx", i)
+	for strings.Contains(raw, p) {
+		p += "x"
+	}
+	return p
 }
 
 // MarshalJSON encodes the response form, [ServerView], so that encoding a

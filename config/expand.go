@@ -1,0 +1,134 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+)
+
+// refFields calls visit with the path and a pointer to each value of s
+// that may hold references, in file order: command, cwd, env, url,
+// headers, auth.token, auth.client_secret, auth.private_key. visit may
+// change the value; s must own its maps and Auth (a Clone). It stops at
+// the first visit that returns false.
+func (s *Server) refFields(visit func(path string, v *string) bool) {
+	for i := range s.Command {
+		if !visit(fmt.Sprintf("command[%d]", i), &s.Command[i]) {
+			return
+		}
+	}
+	if !visit("cwd", &s.Cwd) {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		v := s.Env[k]
+		ok := visit(keyPath("env", k), &v)
+		s.Env[k] = v
+		if !ok {
+			return
+		}
+	}
+	if !visit("url", &s.URL) {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		v := s.Headers[k]
+		ok := visit(keyPath("headers", k), &v)
+		s.Headers[k] = v
+		if !ok {
+			return
+		}
+	}
+	if s.Auth == nil {
+		return
+	}
+	for _, p := range []struct {
+		path string
+		v    *string
+	}{{"auth.token", &s.Auth.Token}, {"auth.client_secret", &s.Auth.ClientSecret}, {"auth.private_key", &s.Auth.PrivateKey}} {
+		if !visit(p.path, p.v) {
+			return
+		}
+	}
+}
+
+// checkRefs reports the first malformed reference of s, naming its field.
+func (s Server) checkRefs() *FieldError {
+	if s.expanded {
+		return nil
+	}
+	var ferr *FieldError
+	s = s.Clone() // refFields writes back; s's maps are not ours
+	s.refFields(func(path string, v *string) bool {
+		if _, err := parseRefs(*v); err != nil {
+			ferr = fieldErr(path, err.Error())
+		}
+		return ferr == nil
+	})
+	return ferr
+}
+
+// Expand returns a copy of s with every reference replaced by its value
+// from lookup (nil: os.LookupEnv), then validated as a whole: a value a
+// reference brought in must fit its field as a literal one would. It is
+// what a connect uses, and only a connect: the copy is marked expanded,
+// its values are never read as references again, [Marshal] refuses to
+// write it, and its view masks every secret.
+//
+// The error is a *FieldError naming the field: a malformed reference, a
+// variable that is unset and has no default (naming the variable, never a
+// value), or a field whose expanded value is invalid. It is never a
+// reason to retry: the environment of a running process does not change.
+// An expanded s is returned as is.
+func (s Server) Expand(lookup func(string) (string, bool)) (Server, error) {
+	if s.expanded {
+		return s, nil
+	}
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	x := s.Clone()
+	var ferr *FieldError
+	x.refFields(func(path string, v *string) bool {
+		val, err := ExpandValue(*v, lookup)
+		if err != nil {
+			ferr = fieldErr(path, err.Error())
+			return false
+		}
+		*v = val
+		return true
+	})
+	if ferr != nil {
+		return Server{}, ferr.inServer(s.Name)
+	}
+	x.expanded = true
+	if x.Auth != nil {
+		x.Auth.parseKey()
+	}
+	if err := x.validate(); err != nil {
+		if hasRefs(fieldValue(s, err.Field)) {
+			err.Message = "after expanding references: " + err.Message
+		}
+		return Server{}, err.inServer(s.Name)
+	}
+	return x, nil
+}
+
+// Expanded reports whether s came from [Server.Expand].
+func (s Server) Expanded() bool { return s.expanded }
+
+// fieldValue returns the value at path among the reference fields of s,
+// "" for another path.
+func fieldValue(s Server, path string) string {
+	var out string
+	s = s.Clone()
+	s.refFields(func(p string, v *string) bool {
+		if p == path {
+			out = *v
+			return false
+		}
+		return true
+	})
+	return out
+}

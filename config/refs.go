@@ -1,0 +1,227 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// References: a value of command, cwd, env, url, headers or an auth secret
+// may refer to the runtime's environment (DESIGN K1):
+//
+//	${NAME}            the variable NAME; an error at connect when unset
+//	${NAME:-default}   NAME when set and not empty, else default
+//	${env:NAME}        the same as ${NAME} (the VS Code and Cursor spelling),
+//	                   also with :-default
+//	$${                a literal "${"
+//
+// Only "${" starts a reference: every other "$" is literal, so a stored
+// "pa$$w0rd" keeps the meaning it had before references existed. A NAME is
+// ASCII letters, digits and '_', not starting with a digit. A default is
+// literal text up to the first '}'; it cannot hold a reference.
+//
+// The file always keeps the reference: only [Server.Expand], at connect,
+// replaces it, on a copy that is never saved.
+
+// piece is a part of a parsed value: literal text, or a reference when ref
+// is set. raw is the part as written ("$${" escapes included).
+type piece struct {
+	lit string
+	ref *reference
+	raw string
+}
+
+// reference is one ${...} of a value.
+type reference struct {
+	name       string
+	def        string
+	hasDefault bool
+}
+
+// refError is a malformed reference. It names a byte offset and never
+// quotes the value: the value may be a secret.
+type refError struct {
+	offset int
+	msg    string
+}
+
+func (e *refError) Error() string {
+	return fmt.Sprintf("malformed reference at byte %d: %s (write $${ for a literal ${)", e.offset, e.msg)
+}
+
+// parseRefs splits v into literal text and references.
+func parseRefs(v string) ([]piece, *refError) {
+	var out []piece
+	var lit strings.Builder
+	start := 0 // of the literal being built
+	flush := func(end int) {
+		if lit.Len() > 0 {
+			out = append(out, piece{lit: lit.String(), raw: v[start:end]})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(v); {
+		switch {
+		case strings.HasPrefix(v[i:], "$${"):
+			lit.WriteString("${")
+			i += 3
+		case strings.HasPrefix(v[i:], "${"):
+			end := strings.IndexByte(v[i+2:], '}')
+			if end < 0 {
+				return nil, &refError{offset: i, msg: "${ is not closed by }"}
+			}
+			ref, err := parseRefBody(v[i+2 : i+2+end])
+			if err != nil {
+				err.offset = i
+				return nil, err
+			}
+			flush(i)
+			out = append(out, piece{ref: ref, raw: v[i : i+3+end]})
+			i += 2 + end + 1
+			start = i
+		default:
+			lit.WriteByte(v[i])
+			i++
+		}
+	}
+	flush(len(v))
+	return out, nil
+}
+
+// parseRefBody parses what is between "${" and "}".
+func parseRefBody(body string) (*reference, *refError) {
+	body = strings.TrimPrefix(body, "env:")
+	n := 0
+	for n < len(body) && isVarByte(body[n], n == 0) {
+		n++
+	}
+	ref := &reference{name: body[:n]}
+	rest := body[n:]
+	switch {
+	case n == 0:
+		return nil, &refError{msg: "want a variable name of letters, digits and '_', not starting with a digit: ${NAME}, ${NAME:-default} or ${env:NAME}"}
+	case rest == "":
+	case strings.HasPrefix(rest, ":-"):
+		ref.def, ref.hasDefault = rest[2:], true
+		if strings.Contains(ref.def, "${") {
+			return nil, &refError{msg: "a default cannot hold a reference"}
+		}
+	default:
+		return nil, &refError{msg: "want ${NAME}, ${NAME:-default} or ${env:NAME}; a variable name is letters, digits and '_'"}
+	}
+	return ref, nil
+}
+
+func isVarByte(c byte, first bool) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || !first && '0' <= c && c <= '9'
+}
+
+// hasRefs reports whether v holds at least one well-formed reference.
+func hasRefs(v string) bool {
+	if !strings.Contains(v, "${") {
+		return false
+	}
+	ps, err := parseRefs(v)
+	return err == nil && slices.ContainsFunc(ps, func(p piece) bool { return p.ref != nil })
+}
+
+// EscapeLiteral returns the value that expands to s itself: every "${" of
+// s becomes "$${". An importer uses it for a value that another host holds
+// as literal text, so that mcpvisor never reads part of it as a reference.
+func EscapeLiteral(s string) string {
+	return strings.ReplaceAll(s, "${", "$${")
+}
+
+// ReferencedNames returns the variable names v refers to, in order of
+// first appearance and without duplicates, or an error if a reference in
+// v is malformed. The error gives a byte offset and never quotes v. An
+// importer uses it to tell the user which variables a server needs.
+func ReferencedNames(v string) ([]string, error) {
+	ps, err := parseRefs(v)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range ps {
+		if p.ref != nil && !slices.Contains(names, p.ref.name) {
+			names = append(names, p.ref.name)
+		}
+	}
+	return names, nil
+}
+
+// UnsetVariableError reports a reference to a variable that is not set
+// and has no default. It names the variable, never a value.
+type UnsetVariableError struct {
+	Name string
+}
+
+func (e *UnsetVariableError) Error() string {
+	return fmt.Sprintf("references ${%s}, which is not set in mcpvisor's environment (set it, or give a default: ${%s:-value})", e.Name, e.Name)
+}
+
+// ExpandValue replaces the references of v by the values lookup gives
+// (os.LookupEnv, typically) and turns each "$${" into "${". The error is a
+// malformed reference, or an *UnsetVariableError for the first variable
+// that is unset and has no default; neither quotes v.
+func ExpandValue(v string, lookup func(string) (string, bool)) (string, error) {
+	if !strings.Contains(v, "${") {
+		return v, nil
+	}
+	ps, rerr := parseRefs(v)
+	if rerr != nil {
+		return "", rerr
+	}
+	var b strings.Builder
+	for _, p := range ps {
+		if p.ref == nil {
+			b.WriteString(p.lit)
+			continue
+		}
+		val, ok := lookup(p.ref.name)
+		switch {
+		case p.ref.hasDefault && (!ok || val == ""):
+			val = p.ref.def
+		case !ok:
+			return "", &UnsetVariableError{Name: p.ref.name}
+		}
+		b.WriteString(val)
+	}
+	return b.String(), nil
+}
+
+// maxSchemeWord bounds the word a reference-only value may start with.
+const maxSchemeWord = 32
+
+// referenceOnly reports whether v holds no secret of its own: one or more
+// references without a default (an empty default is allowed), optionally
+// after a scheme word of letters and '-' and one space ("Bearer ${TOKEN}").
+// A default is literal text and may be a secret, so a value with one is
+// not reference-only.
+func referenceOnly(v string) bool {
+	if word, rest, ok := strings.Cut(v, " "); ok && schemeWord(word) {
+		v = rest
+	}
+	ps, err := parseRefs(v)
+	if err != nil || len(ps) == 0 {
+		return false
+	}
+	for _, p := range ps {
+		if p.ref == nil || p.ref.def != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func schemeWord(w string) bool {
+	if w == "" || len(w) > maxSchemeWord || w[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
