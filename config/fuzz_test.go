@@ -18,6 +18,8 @@ func FuzzParse(f *testing.F) {
 		`{"servers":{"a":{"auth":{"kind":"oauth","scopes":[],"x":null}},"b":{"env":{"":"\u0000"}}}}`,
 		`{"servers":{"a":{"url":"\ud800","headers":{"\xff":"<&>"}}}}`,
 		`{"servers":{"a":{},"a":{}}}`,
+		`{"servers":{"a":{"type":"local","command":["${BIN}","pa$$w0rd"],"cwd":"${HOME}/x","env":{"T":"$${x}${Y:-d}"}}}}`,
+		`{"servers":{"a":{"type":"http","url":"https://${H}/","headers":{"A":"Bearer ${T}","B":"${"}}}}`,
 		`{"servers":[]}`,
 		`{"x":[{"y":1e400}]}`,
 		"\xef\xbb\xbf{}",
