@@ -92,6 +92,9 @@ type Deps struct {
 	RequestMark string
 	// AllowPrivateOAuthHosts: Options.AllowPrivateOAuthHosts.
 	AllowPrivateOAuthHosts bool
+	// LookupEnv expands the references of a server's config at connect
+	// (Options.LookupEnv, resolved; nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
 	// Procs accounts for the stdio servers' processes, by server name.
 	Procs *procs.Tracker
 	// Clock drives the timers that decide what happens next (the restart

@@ -59,10 +59,10 @@ func panicValue(r any, scrub *redact.Scrubber) string {
 	return scrub.Cut(v, n) + " …"
 }
 
-// scrubberOf returns a scrubber of server's configured secrets; nil (which
-// scrubs nothing) for no server or one not configured. The secrets a
-// connection learned (OAuth tokens) live in its own scrubber, out of reach
-// here.
+// scrubberOf returns a scrubber of server's configured secrets, the values
+// its references expand to included; nil (which scrubs nothing) for no
+// server or one not configured. The secrets a connection learned (OAuth
+// tokens) live in its own scrubber, out of reach here.
 func (d *Deps) scrubberOf(server string) *redact.Scrubber {
 	if server == "" || d.Config == nil {
 		return nil
@@ -71,7 +71,11 @@ func (d *Deps) scrubberOf(server string) *redact.Scrubber {
 	if !ok {
 		return nil
 	}
-	return redact.New(srv.Secrets()...)
+	secrets := srv.Secrets()
+	if x, err := srv.Expand(d.LookupEnv); err == nil {
+		secrets = append(secrets, x.Secrets()...)
+	}
+	return redact.New(secrets...)
 }
 
 // ServerOf returns the server an actor path belongs to ("manager/fs/session"

@@ -42,6 +42,7 @@ type ServerEntry struct {
 	AuthorizeURL       string       `json:"authorize_url,omitempty"`
 	StartingDetail     string       `json:"starting_detail,omitempty"` // as in status.Server
 	Command            []string     `json:"command,omitempty"`
+	Cwd                string       `json:"cwd,omitempty"`
 	URL                string       `json:"url,omitempty"`
 	TimeoutSeconds     int          `json:"timeout_seconds"`
 	MaxConcurrentCalls int          `json:"max_concurrent_calls"`
@@ -109,7 +110,7 @@ func entryOf(view config.ServerView, st status.Server) ServerEntry {
 		State: st.State, Ready: st.Ready, Error: st.Error, ErrorKind: st.ErrorKind,
 		ToolCount: st.ToolCount, ToolsFiltered: st.ToolsFiltered, PromptCount: st.PromptCount, Restarts: st.Restarts, RequestsRefused: st.RequestsRefused, Since: st.Since, PID: st.PID,
 		LastError: st.LastError, NextRetryAt: st.NextRetryAt, AuthorizeURL: st.AuthorizeURL, StartingDetail: st.StartingDetail,
-		Command: view.Command, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
+		Command: view.Command, Cwd: view.Cwd, URL: view.URL, TimeoutSeconds: view.TimeoutSeconds,
 		MaxConcurrentCalls: view.MaxConcurrentCalls, Env: view.Env, Headers: view.Headers, Auth: view.Auth,
 		ConnectTimeoutSeconds: view.ConnectTimeoutSeconds, MaxCallSeconds: view.MaxCallSeconds,
 		MaxOutputBytes: view.MaxOutputBytes, MaxMediaBytes: view.MaxMediaBytes,

@@ -149,6 +149,14 @@ type Options struct {
 	// the endpoint's host is resolved and checked before the request is
 	// handed over. The MCP server's own URL is never restricted.
 	AllowPrivateOAuthHosts bool
+	// LookupEnv gives the values of the references in the servers' config
+	// (${VAR}, ${VAR:-default}, ${env:VAR} in command, cwd, env, url,
+	// headers and auth secrets), looked up at each connect and only
+	// there: the file, the API and every view keep the reference. A
+	// server that refers to a variable it reports unset, without a
+	// default, fails alone with error_kind "invalid_config" naming the
+	// variable. Default os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
 
 	// Subreaper (Linux only; off by default, on in `demo run`) makes the
 	// process a child subreaper (prctl PR_SET_CHILD_SUBREAPER): orphans of
@@ -226,6 +234,9 @@ type RestartPolicy = actors.RestartPolicy
 func (o *Options) setDefaults() {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
 	}
 	if o.StopGrace <= 0 {
 		o.StopGrace = defaultStopGrace

@@ -196,6 +196,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Clock:        opts.clock,
 	}
 	deps.AllowPrivateOAuthHosts = opts.AllowPrivateOAuthHosts
+	deps.LookupEnv = opts.LookupEnv
 	deps.KeepAlive = opts.keepAlive()
 	deps.Subscriptions = r.subs.of
 	ready := make(chan struct{})

@@ -143,6 +143,7 @@ func (a *Actor) start(c actor.Context) {
 	opts.Tokens = a.deps.Tokens
 	opts.UserAction = a.user
 	opts.Procs = a.deps.Procs
+	opts.LookupEnv = a.deps.LookupEnv
 	opts.KeepAlive = a.deps.KeepAlive
 	a.output = &startingGate{emit: a.emit}
 	opts.Emit = a.output.pass

@@ -92,6 +92,10 @@ type Options struct {
 	// baseTransport, if set, is cloned instead of http.DefaultTransport
 	// (tests: a client that trusts an httptest TLS server).
 	baseTransport *http.Transport
+	// LookupEnv gives the values of the references in the server's config
+	// (${VAR}), expanded at the start of each dial: only there, so the
+	// config everyone else holds keeps its references. Nil: os.LookupEnv.
+	LookupEnv func(string) (string, bool)
 	// Procs accounts for a stdio server's processes under the server's
 	// name and marks them, so that those that leave the process group are
 	// killed at stop too. Nil: only the process group is killed.
@@ -115,8 +119,19 @@ var (
 // within the server's connect_timeout_seconds (Server.ConnectTimeout). It returns as soon as that limit or
 // ctx ends, without waiting for a stubborn process to die: the cleanup runs
 // through opts.Go, and leaves no process behind.
+//
+// The server's references are expanded first, from opts.LookupEnv; one
+// that cannot be (an unset variable without a default) fails the dial
+// with a *config.FieldError naming the field and the variable, before
+// anything starts.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
-	srv := opts.Server
+	srv, err := opts.Server.Expand(opts.LookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("connecting %q: %w", opts.Server.Name, err)
+	}
+	// From here on everything (the process, headers, auth, the scrubber
+	// of every output) sees the expanded values.
+	opts.Server = srv
 	// Defaults are resolved once, in runtime.Options: a zero here is the
 	// caller's bug, said at once rather than covered by a second default.
 	if opts.Grace <= 0 {
@@ -203,7 +218,10 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	switch {
 	case transport != nil:
 	case srv.Type == config.TypeLocal:
-		proc = newStdioTransport(srv.Command, srv.Env, stderr, opts.Grace, opts.Go, opts.Procs.Begin(srv.Name))
+		if err := checkCwd(srv); err != nil {
+			return nil, fmt.Errorf("connecting %q: %w", srv.Name, err)
+		}
+		proc = newStdioTransport(srv.Command, srv.Cwd, srv.Env, stderr, opts.Grace, opts.Go, opts.Procs.Begin(srv.Name))
 		transport = proc
 	default:
 		var err error

@@ -110,7 +110,7 @@ func TestStopKillsStubbornGroup(t *testing.T) {
 	tail := &Tail{}
 	w := newStderrWriter(slog.New(slog.DiscardHandler), nil, "s", tail, nil)
 	script := `trap "" TERM; sleep 300 & echo started >&2; while :; do sleep 1; done`
-	tr := newStdioTransport([]string{"/bin/sh", "-c", script}, map[string]string{testutil.MarkerEnv: marker}, w, 100*time.Millisecond, func(f func()) { go f() }, nil)
+	tr := newStdioTransport([]string{"/bin/sh", "-c", script}, "", map[string]string{testutil.MarkerEnv: marker}, w, 100*time.Millisecond, func(f func()) { go f() }, nil)
 	if _, err := tr.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}

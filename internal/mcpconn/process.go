@@ -3,9 +3,11 @@ package mcpconn
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/procs"
 )
 
@@ -49,10 +52,18 @@ type stdioTransport struct {
 	reaped   chan struct{} // closed once the process was waited for (or never ran)
 }
 
-// newStdioTransport prepares (but does not start) the command of a server.
-func newStdioTransport(argv []string, env map[string]string, stderr *stderrWriter, grace time.Duration, spawn func(func()), proc *procs.Proc) *stdioTransport {
+// newStdioTransport prepares (but does not start) the command of a server,
+// to run in dir ("": ours).
+func newStdioTransport(argv []string, dir string, env map[string]string, stderr *stderrWriter, grace time.Duration, spawn func(func()), proc *procs.Proc) *stdioTransport {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Dir = dir
+	parent := os.Environ()
+	if dir != "" {
+		// What os/exec does for a Cmd without Env: a shell or a program
+		// that trusts $PWD must not believe it runs in our directory.
+		parent = append(parent, "PWD="+dir)
+	}
+	cmd.Env = mergeEnv(parent, env)
 	if mark := proc.Env(); mark != "" {
 		// Last, so that it wins over an inherited or configured one.
 		cmd.Env = append(slices.DeleteFunc(cmd.Env, func(kv string) bool {
@@ -74,12 +85,42 @@ func newStdioTransport(argv []string, env map[string]string, stderr *stderrWrite
 	}
 }
 
-// mergeEnv returns parent with every key of env set over it.
+// checkCwd fails a server whose working directory is not a directory we
+// can enter, as an invalid config (no retry can create it): os/exec would
+// report a missing one as the program not found.
+func checkCwd(srv config.Server) error {
+	if srv.Cwd == "" {
+		return nil
+	}
+	fi, err := os.Stat(srv.Cwd)
+	var msg string
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "the directory " + strconv.Quote(srv.Cwd) + " does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		msg = "the directory " + strconv.Quote(srv.Cwd) + " cannot be reached: permission denied"
+	case err != nil:
+		msg = "the directory " + strconv.Quote(srv.Cwd) + " cannot be used"
+	case !fi.IsDir():
+		msg = strconv.Quote(srv.Cwd) + " is not a directory"
+	default:
+		return nil
+	}
+	return &config.FieldError{Server: srv.Name, Field: "cwd", Message: msg}
+}
+
+// mergeEnv returns parent with every key of env set over it. A key parent
+// holds twice is kept once, the last, as the process would read it.
 func mergeEnv(parent []string, env map[string]string) []string {
 	out := make([]string, 0, len(parent)+len(env))
-	for _, kv := range parent {
+	last := make(map[string]int, len(parent))
+	for i, kv := range parent {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, overridden := env[k]; !overridden {
+		last[k] = i
+	}
+	for i, kv := range parent {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, overridden := env[k]; !overridden && last[k] == i {
 			out = append(out, kv)
 		}
 	}
