@@ -2,13 +2,19 @@ package runtime
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -158,4 +164,42 @@ func TestMalformedReferenceRefused(t *testing.T) {
 	if string(readConfig(t, rt)) != string(before) {
 		t.Errorf("a refused request changed the file")
 	}
+}
+
+// A remote server's url, headers and bearer token made with references get
+// the values on the wire; echoed back, they are scrubbed.
+func TestRemoteReferencesExpanded(t *testing.T) {
+	const bearer = "REF-BEARER-planted-81ac5f"
+	var mu sync.Mutex
+	var gotKey, gotAuth string
+	getServer := func(*http.Request) *mcp.Server {
+		return exampleserver.NewServer(exampleserver.Options{LeakTool: true, Stderr: io.Discard})
+	}
+	inner := mcp.NewStreamableHTTPHandler(getServer, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		gotKey, gotAuth = r.Header.Get("X-Key"), r.Header.Get("Authorization")
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	web := config.Server{Name: "web", Type: config.TypeHTTP, Enabled: true, URL: "${REF_URL}/mcp",
+		Headers: map[string]string{"X-Key": "key=${REF_TOKEN}"},
+		Auth:    &config.Auth{Kind: config.AuthBearer, Token: "${REF_BEARER}"}}
+	rt := start(t, Options{LookupEnv: refLookup(map[string]string{"REF_URL": srv.URL, "REF_BEARER": bearer})}, web)
+	if st := rt.waitSettled(t, "web"); st.State != status.Ready {
+		t.Fatalf("web = %+v", st)
+	}
+	mu.Lock()
+	key, auth := gotKey, gotAuth
+	mu.Unlock()
+	if key != "key="+refSecret || auth != "Bearer "+bearer {
+		t.Errorf("the server did not get the expanded header and token")
+	}
+	errText := leak(t, rt, "web", map[string]any{"headers": []string{"X-Key", "Authorization"}})
+	d := newAPI(t, rt).entry("web")
+	if d.URL != "${REF_URL}/mcp" || d.Auth.TokenReference != "${REF_BEARER}" || d.Auth.TokenMasked != "" || d.Headers["X-Key"].Masked == "" {
+		t.Errorf("entry: url %q auth %+v headers %+v", d.URL, d.Auth, d.Headers)
+	}
+	assertScrubbed(t, rt, []string{refSecret, "key=" + refSecret, bearer, "Bearer " + bearer}, errText)
 }
