@@ -108,6 +108,9 @@ type Server struct {
 	// expanded marks the copy [Server.Expand] made for a connect: its
 	// values are final, never references, and it must not be saved.
 	expanded bool
+	// refValues are the values the references of its secret fields
+	// expanded to, each a secret of its own (see Secrets).
+	refValues []string
 }
 
 // member is one field of a JSON object, kept in file order with its raw
@@ -143,6 +146,7 @@ func (s Server) Clone() Server {
 	}
 	c.Tools = s.Tools.clone()
 	c.unknown = cloneMembers(s.unknown)
+	c.refValues = slices.Clone(s.refValues)
 	return c
 }
 
@@ -195,7 +199,10 @@ func (s Server) Equal(o Server) bool {
 //
 // A value made only of references ([SecretView.Reference]) holds no secret
 // and is left out; on the copy [Server.Expand] returns, the expanded values
-// are secrets like any configured one.
+// are secrets like any configured one, and so is what each reference of a
+// secret field expanded to, alone (a server may echo the token of
+// "Bearer ${TOKEN}" without the scheme). Values in the command or the cwd
+// are not secrets.
 //
 // The private key comes whole and also line by line (each line of its PEM
 // body longer than 16 characters): redactors work on one line at a time,
@@ -230,6 +237,9 @@ func (s Server) Secrets() []string {
 		for _, line := range pemSecretLines(s.Auth.PrivateKey) {
 			add(line)
 		}
+	}
+	for _, v := range s.refValues {
+		add(v)
 	}
 	pass, pair := urlPassword(s.URL)
 	add(pass)

@@ -8,33 +8,35 @@ import (
 )
 
 // refFields calls visit with the path and a pointer to each value of s
-// that may hold references, in file order: command, cwd, env, url,
-// headers, auth.token, auth.client_secret, auth.private_key. visit may
-// change the value; s must own its maps and Auth (a Clone). It stops at
-// the first visit that returns false.
-func (s *Server) refFields(visit func(path string, v *string) bool) {
+// that may hold references, and whether it is a secret, in file order:
+// command, cwd, env, url, headers, auth.token, auth.client_secret,
+// auth.private_key. visit may change the value; s must own its maps and
+// Auth (a Clone). It stops at the first visit that returns false.
+func (s *Server) refFields(visit func(path string, secret bool, v *string) bool) {
 	for i := range s.Command {
-		if !visit(fmt.Sprintf("command[%d]", i), &s.Command[i]) {
+		if !visit(fmt.Sprintf("command[%d]", i), false, &s.Command[i]) {
 			return
 		}
 	}
-	if !visit("cwd", &s.Cwd) {
+	if !visit("cwd", false, &s.Cwd) {
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		v := s.Env[k]
-		ok := visit(keyPath("env", k), &v)
+		ok := visit(keyPath("env", k), true, &v)
 		s.Env[k] = v
 		if !ok {
 			return
 		}
 	}
-	if !visit("url", &s.URL) {
+	// The URL is not a secret as a whole; its userinfo password is, and
+	// Secrets finds it in the expanded URL.
+	if !visit("url", false, &s.URL) {
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 		v := s.Headers[k]
-		ok := visit(keyPath("headers", k), &v)
+		ok := visit(keyPath("headers", k), true, &v)
 		s.Headers[k] = v
 		if !ok {
 			return
@@ -47,7 +49,7 @@ func (s *Server) refFields(visit func(path string, v *string) bool) {
 		path string
 		v    *string
 	}{{"auth.token", &s.Auth.Token}, {"auth.client_secret", &s.Auth.ClientSecret}, {"auth.private_key", &s.Auth.PrivateKey}} {
-		if !visit(p.path, p.v) {
+		if !visit(p.path, true, p.v) {
 			return
 		}
 	}
@@ -60,7 +62,7 @@ func (s Server) checkRefs() *FieldError {
 	}
 	var ferr *FieldError
 	s = s.Clone() // refFields writes back; s's maps are not ours
-	s.refFields(func(path string, v *string) bool {
+	s.refFields(func(path string, _ bool, v *string) bool {
 		if _, err := parseRefs(*v); err != nil {
 			ferr = fieldErr(path, err.Error())
 		}
@@ -90,13 +92,18 @@ func (s Server) Expand(lookup func(string) (string, bool)) (Server, error) {
 	}
 	x := s.Clone()
 	var ferr *FieldError
-	x.refFields(func(path string, v *string) bool {
-		val, err := ExpandValue(*v, lookup)
+	x.refFields(func(path string, secret bool, v *string) bool {
+		val, parts, err := expandValue(*v, lookup)
 		if err != nil {
 			ferr = fieldErr(path, err.Error())
 			return false
 		}
 		*v = val
+		if secret {
+			// A server may echo one variable's value alone, not the
+			// whole field ("Bearer " + it): each is a secret.
+			x.refValues = append(x.refValues, parts...)
+		}
 		return true
 	})
 	if ferr != nil {
@@ -123,7 +130,7 @@ func (s Server) Expanded() bool { return s.expanded }
 func fieldValue(s Server, path string) string {
 	var out string
 	s = s.Clone()
-	s.refFields(func(p string, v *string) bool {
+	s.refFields(func(p string, _ bool, v *string) bool {
 		if p == path {
 			out = *v
 			return false

@@ -165,13 +165,21 @@ func (e *UnsetVariableError) Error() string {
 // malformed reference, or an *UnsetVariableError for the first variable
 // that is unset and has no default; neither quotes v.
 func ExpandValue(v string, lookup func(string) (string, bool)) (string, error) {
+	out, _, err := expandValue(v, lookup)
+	return out, err
+}
+
+// expandValue is ExpandValue that also returns what each reference
+// became.
+func expandValue(v string, lookup func(string) (string, bool)) (string, []string, error) {
 	if !strings.Contains(v, "${") {
-		return v, nil
+		return v, nil, nil
 	}
 	ps, rerr := parseRefs(v)
 	if rerr != nil {
-		return "", rerr
+		return "", nil, rerr
 	}
+	var parts []string
 	var b strings.Builder
 	for _, p := range ps {
 		if p.ref == nil {
@@ -183,11 +191,12 @@ func ExpandValue(v string, lookup func(string) (string, bool)) (string, error) {
 		case p.ref.hasDefault && (!ok || val == ""):
 			val = p.ref.def
 		case !ok:
-			return "", &UnsetVariableError{Name: p.ref.name}
+			return "", nil, &UnsetVariableError{Name: p.ref.name}
 		}
 		b.WriteString(val)
+		parts = append(parts, val)
 	}
-	return b.String(), nil
+	return b.String(), parts, nil
 }
 
 // maxSchemeWord bounds the word a reference-only value may start with.

@@ -211,6 +211,17 @@ func TestServerExpand(t *testing.T) {
 	if slices.Contains(s.Secrets(), "${GITHUB_TOKEN}") {
 		t.Fatal("a reference counted as a secret")
 	}
+	// Each variable's value in a secret field is a secret alone too (a
+	// server may echo the token without "Bearer "); one only in the
+	// command or the cwd is not.
+	hdr := Server{Name: "h", Type: TypeHTTP, URL: "https://h/", Headers: map[string]string{"Authorization": "Bearer ${T}"}, Command: []string{"${C}"}}
+	xh, err := hdr.Expand(fakeEnv(map[string]string{"T": tokenSecret, "C": "/usr/bin/not-secret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := xh.Secrets(); !slices.Contains(got, tokenSecret) || !slices.Contains(got, "Bearer "+tokenSecret) || slices.Contains(got, "/usr/bin/not-secret") {
+		t.Fatalf("secrets of an expanded header: %d values", len(got))
+	}
 	// Never stored.
 	if _, err := Marshal(&File{Servers: []Server{x}}); err == nil {
 		t.Fatal("Marshal wrote an expanded server")
