@@ -30,6 +30,16 @@
 // configuration rather than an error: editors and crashes truncate files, and
 // refusing to overwrite a file with nothing in it would protect nothing.
 //
+// # References
+//
+// The values of command, cwd, env, url, headers and the auth secrets may
+// refer to the environment: ${NAME}, ${NAME:-default} (NAME when set and
+// not empty), ${env:NAME}; $${ is a literal ${, and every other $ is
+// literal. [Server.Validate] reports a malformed reference on its field;
+// [Server.Expand] replaces them, at connect only, on a copy that
+// [Marshal] refuses to write, so the file always keeps the reference.
+// [EscapeLiteral] and [ReferencedNames] are for importers.
+//
 // # Authentication
 //
 // The "auth" object of a remote server has a "kind" ([Auth] lists the
@@ -57,6 +67,8 @@
 // Every value of env and headers, the bearer token, the OAuth client secret,
 // the private key and the password of a URL's userinfo are secrets,
 // whatever their names.
+// A secret made only of references holds none: its view shows it
+// ([SecretView.Reference]).
 // There are two serialisations: the storage form written by [Marshal], which
 // holds full values and is only for the file, and the response form
 // ([ServerView], from [Server.View]), which every API answer, log line and
