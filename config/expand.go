@@ -72,8 +72,9 @@ func (s Server) checkRefs() *FieldError {
 }
 
 // Expand returns a copy of s with every reference replaced by its value
-// from lookup (nil: os.LookupEnv), then validated as a whole: a value a
-// reference brought in must fit its field as a literal one would. It is
+// from lookup (nil: os.LookupEnv), then, if s held any, validated as a
+// whole: a value a reference brought in must fit its field as a literal
+// one would. It is
 // what a connect uses, and only a connect: the copy is marked expanded,
 // its values are never read as references again, [Marshal] refuses to
 // write it, and its view masks every secret.
@@ -92,7 +93,9 @@ func (s Server) Expand(lookup func(string) (string, bool)) (Server, error) {
 	}
 	x := s.Clone()
 	var ferr *FieldError
+	refs := false
 	x.refFields(func(path string, secret bool, v *string) bool {
+		refs = refs || hasRefs(*v)
 		val, parts, err := expandValue(*v, lookup)
 		if err != nil {
 			ferr = fieldErr(path, err.Error())
@@ -112,6 +115,11 @@ func (s Server) Expand(lookup func(string) (string, bool)) (Server, error) {
 	x.expanded = true
 	if x.Auth != nil {
 		x.Auth.parseKey()
+	}
+	if !refs {
+		// Nothing came in: s is as valid as its caller found it (a
+		// connect only ever expands a validated server).
+		return x, nil
 	}
 	if err := x.validate(); err != nil {
 		if hasRefs(fieldValue(s, err.Field)) {
