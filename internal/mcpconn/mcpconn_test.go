@@ -40,6 +40,26 @@ func TestMergeEnv(t *testing.T) {
 	}
 }
 
+// A key the parent holds twice is kept once, the last: the PWD a cwd
+// appends wins over the inherited one, and a configured PWD over both.
+func TestMergeEnvDuplicates(t *testing.T) {
+	got := mergeEnv([]string{"PWD=/old", "A=1", "PWD=/new"}, nil)
+	if want := []string{"A=1", "PWD=/new"}; !slices.Equal(got, want) {
+		t.Fatalf("mergeEnv = %v, want %v", got, want)
+	}
+	tr := newStdioTransport([]string{"/bin/true"}, "/srv/x", map[string]string{"K": "v"}, nil, time.Second, func(f func()) { go f() }, nil)
+	cmd := tr.inner.Command
+	if cmd.Dir != "/srv/x" || !slices.Contains(cmd.Env, "PWD=/srv/x") || slices.ContainsFunc(cmd.Env, func(kv string) bool {
+		return strings.HasPrefix(kv, "PWD=") && kv != "PWD=/srv/x"
+	}) {
+		t.Fatalf("dir %q, env PWD entries wrong", cmd.Dir)
+	}
+	tr = newStdioTransport([]string{"/bin/true"}, "/srv/x", map[string]string{"PWD": "/configured"}, nil, time.Second, func(f func()) { go f() }, nil)
+	if !slices.Contains(tr.inner.Command.Env, "PWD=/configured") || slices.Contains(tr.inner.Command.Env, "PWD=/srv/x") {
+		t.Fatal("a configured PWD did not win")
+	}
+}
+
 func TestStderrWriterLinesAndTail(t *testing.T) {
 	var logs strings.Builder
 	var emitted stderrEvents
