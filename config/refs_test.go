@@ -263,12 +263,12 @@ func TestServerExpandErrors(t *testing.T) {
 
 func TestReferenceValidation(t *testing.T) {
 	for body, field := range map[string]string{
-		`{"name":"a","type":"local","command":["x","${"]}`:                                          "command[1]",
-		`{"name":"a","type":"local","command":["x"],"cwd":"${1}"}`:                                  "cwd",
-		`{"name":"a","type":"local","command":["x"],"cwd":"rel/dir"}`:                               "cwd",
-		`{"name":"a","type":"local","command":["x"],"env":{"K":"se${cret"}}`:                        "env.K",
-		`{"name":"a","type":"http","url":"https://${H/"}`:                                           "url",
-		`{"name":"a","type":"http","url":"https://h/","headers":{"X":"${input:t}"}}`:                "headers.X",
+		`{"name":"a","type":"local","command":["x","${"]}`:                                            "command[1]",
+		`{"name":"a","type":"local","command":["x"],"cwd":"${1}"}`:                                    "cwd",
+		`{"name":"a","type":"local","command":["x"],"cwd":"rel/dir"}`:                                 "cwd",
+		`{"name":"a","type":"local","command":["x"],"env":{"K":"se${cret"}}`:                          "env.K",
+		`{"name":"a","type":"http","url":"https://${H/"}`:                                             "url",
+		`{"name":"a","type":"http","url":"https://h/","headers":{"X":"${input:t}"}}`:                  "headers.X",
 		`{"name":"a","type":"http","url":"https://h/","auth":{"kind":"bearer","token":"${A:-${B}}"}}`: "auth.token",
 	} {
 		_, err := DecodeServer([]byte(body))

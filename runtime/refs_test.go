@@ -161,8 +161,8 @@ func TestMalformedReferenceRefused(t *testing.T) {
 	before := readConfig(t, rt)
 	for body, field := range map[string]string{
 		exampleBody(t, "new", map[string]any{"headers": map[string]string{"X": "${input:tok}"}}): "headers.X",
-		exampleBody(t, "new", map[string]any{"cwd": "relative/dir"}):                           "cwd",
-		exampleBody(t, "new", map[string]any{"command": []string{"${BIN"}}):                    "command[0]",
+		exampleBody(t, "new", map[string]any{"cwd": "relative/dir"}):                             "cwd",
+		exampleBody(t, "new", map[string]any{"command": []string{"${BIN"}}):                      "command[0]",
 	} {
 		if e := api.do("POST", "/api/mcp/servers", body).want(t, http.StatusBadRequest).apiError(t); e.Field != field {
 			t.Errorf("POST %s: field %q, want %q", body, e.Field, field)
