@@ -61,7 +61,7 @@ type progressCall struct {
 	latest  rawProgress // the newest report the host has not been given
 	pending bool        // latest is set
 	idle    chan struct{}
-	closed  bool // the Conn closed: nothing more is delivered
+	closed  bool // the grace ended or the Conn closed: nothing more is delivered
 }
 
 // rawProgress is a report as the server sent it, its message cut to
@@ -113,6 +113,11 @@ func (r *progressRouter) end(ctx context.Context, token string, e *progressCall)
 		r.mu.Lock()
 		delete(r.calls, token)
 		r.mu.Unlock()
+		// A report still pending behind a busy callback is dropped too:
+		// none reaches the host after the grace (nor after Close).
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
 	})
 	r.mu.Unlock()
 	e.flush(ctx, r.closed)

@@ -163,3 +163,57 @@ func awaitSize(t *testing.T, r *progressRouter, n int) {
 	t.Helper()
 	testutil.Eventually(t, 5*time.Second, "the router to drop the call", func() bool { return r.size() == n })
 }
+
+// delivery is the channel closed when token's delivery goroutine ends,
+// nil if none runs.
+func delivery(r *progressRouter, token string) <-chan struct{} {
+	r.mu.Lock()
+	e := r.calls[token]
+	r.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.idle
+}
+
+// awaitDelivery waits (bounded) for a delivery goroutine to end.
+func awaitDelivery(t *testing.T, idle <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-idle:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the delivery goroutine did not end")
+	}
+}
+
+// A report pending behind a busy host callback when the grace ends is
+// dropped: it does not reach the host after the grace, nor after Close.
+func TestProgressPendingAtGraceEndIsDropped(t *testing.T) {
+	var h hostLog
+	busy, gate := make(chan struct{}), make(chan struct{})
+	clock := clockwork.NewFakeClock()
+	r := newProgressRouter(clock, redact.New(), slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(t.Context())
+	_, dl := startDeadline(t.Context(), clock, time.Hour, time.Hour)
+	token, done := r.register(ctx, func(p tools.Progress) {
+		if p.Message == "wait" {
+			close(busy)
+			<-gate
+		}
+		h.add(p.Message)
+	}, dl)
+	report(r, token, "wait")
+	<-busy
+	report(r, token, "late") // pending behind the busy callback
+	idle := delivery(r, token)
+	cancel() // the caller gave up: done does not wait for the host
+	dl.stop()
+	done()
+	clock.Advance(progressGrace)
+	awaitSize(t, r, 0)
+	r.close() // Conn.Close
+	close(gate)
+	awaitDelivery(t, idle)
+	if got := h.list(); strings.Join(got, ",") != "wait" {
+		t.Fatalf("the host got %q, want only the report it was busy with: one pending at the grace's end reached it after close", got)
+	}
+}
