@@ -37,21 +37,30 @@ func (h *hostLog) list() []string {
 
 // routerCall registers one call with a host callback on a new router
 // (fake clock): the callback logs each report's message, after closing
-// busy and waiting for gate if the message is "wait".
+// busy and waiting for gate if the message is "wait". done stops the
+// call's deadline and ends it.
 func routerCall(t *testing.T, scrub *redact.Scrubber, h *hostLog, busy chan<- struct{}, gate <-chan struct{}) (*progressRouter, *clockwork.FakeClock, string, func()) {
 	t.Helper()
-	clock := clockwork.NewFakeClock()
-	r := newProgressRouter(clock, scrub, slog.New(slog.DiscardHandler))
+	r, clock, token, stop, done := routerCallCtx(t, t.Context(), scrub, h, busy, gate)
+	return r, clock, token, func() { stop(); done() }
+}
+
+// routerCallCtx is routerCall for a call of ctx, whose deadline stop
+// stops and which done ends.
+func routerCallCtx(t *testing.T, ctx context.Context, scrub *redact.Scrubber, h *hostLog, busy chan<- struct{}, gate <-chan struct{}) (r *progressRouter, clock *clockwork.FakeClock, token string, stop, done func()) {
+	t.Helper()
+	clock = clockwork.NewFakeClock()
+	r = newProgressRouter(clock, scrub, slog.New(slog.DiscardHandler))
 	t.Cleanup(r.close)
 	_, dl := startDeadline(t.Context(), clock, time.Hour, time.Hour)
-	token, done := r.register(t.Context(), func(p tools.Progress) {
+	token, done = r.register(ctx, func(p tools.Progress) {
 		if p.Message == "wait" {
 			close(busy)
 			<-gate
 		}
 		h.add(p.Message)
 	}, dl)
-	return r, clock, token, func() { dl.stop(); done() }
+	return r, clock, token, dl.stop, done
 }
 
 func report(r *progressRouter, token, message string) {
@@ -120,7 +129,7 @@ func flushed(t *testing.T, r *progressRouter, token string) {
 	r.mu.Lock()
 	e := r.calls[token]
 	r.mu.Unlock()
-	e.flush(t.Context(), nil)
+	e.flush(t.Context(), nil, nil)
 }
 
 // After a call ended, its callback gets reports for progressGrace, then
@@ -190,23 +199,14 @@ func awaitDelivery(t *testing.T, idle <-chan struct{}) {
 func TestProgressPendingAtGraceEndIsDropped(t *testing.T) {
 	var h hostLog
 	busy, gate := make(chan struct{}), make(chan struct{})
-	clock := clockwork.NewFakeClock()
-	r := newProgressRouter(clock, redact.New(), slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(t.Context())
-	_, dl := startDeadline(t.Context(), clock, time.Hour, time.Hour)
-	token, done := r.register(ctx, func(p tools.Progress) {
-		if p.Message == "wait" {
-			close(busy)
-			<-gate
-		}
-		h.add(p.Message)
-	}, dl)
+	r, clock, token, stop, done := routerCallCtx(t, ctx, redact.New(), &h, busy, gate)
 	report(r, token, "wait")
 	<-busy
 	report(r, token, "late") // pending behind the busy callback
 	idle := delivery(r, token)
 	cancel() // the caller gave up: done does not wait for the host
-	dl.stop()
+	stop()
 	done()
 	clock.Advance(progressGrace)
 	awaitSize(t, r, 0)
@@ -215,5 +215,32 @@ func TestProgressPendingAtGraceEndIsDropped(t *testing.T) {
 	awaitDelivery(t, idle)
 	if got := h.list(); strings.Join(got, ",") != "wait" {
 		t.Fatalf("the host got %q, want only the report it was busy with: one pending at the grace's end reached it after close", got)
+	}
+}
+
+// A call whose server answered returns at the latest progressGrace after
+// it ended even while its host callback blocks: the callback does not
+// hold the call past its own timeout.
+func TestProgressBlockedCallbackHoldsDoneForTheGraceOnly(t *testing.T) {
+	var h hostLog
+	busy, gate := make(chan struct{}), make(chan struct{})
+	r, clock, token, stop, done := routerCallCtx(t, t.Context(), redact.New(), &h, busy, gate)
+	defer close(gate)
+	report(r, token, "wait")
+	<-busy
+	report(r, token, "pending")
+	stop() // the server answered
+	returned := make(chan struct{})
+	go func() { done(); close(returned) }()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := clock.BlockUntilContext(ctx, 1); err != nil { // the grace timer
+		t.Fatal(err)
+	}
+	clock.Advance(progressGrace)
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("done (CallTool's return) still waits for a blocked host callback after the grace")
 	}
 }
