@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +100,31 @@ func TestReloadDuringPatchSupersedesIt(t *testing.T) {
 	rt.waitReady(t, "ex")
 	if res := mustCall(t, rt, "ex__env", map[string]any{"name": "CHANGED"}); res.Content[0].Text != "hand" {
 		t.Errorf("ex runs with CHANGED=%q, want the hand edit's", res.Content[0].Text)
+	}
+}
+
+// A PATCH whose connect fails, of a server still waiting for its startup
+// turn, puts it back on the file as it is now (hand-edited since start),
+// not on what startup read: as its turn, and a restart, would.
+func TestStartupWaitingFailedPatchFallsBackToFile(t *testing.T) {
+	rt := start(t, Options{StartupConcurrency: 1}, hangingFirst(exampleServer("s1"))...)
+	waitForProcesses(t, 1) // s0's turn, its initialize waiting; s1 waits
+	hand := exampleServer("s1")
+	hand.Env["CHANGED"] = "hand"
+	testutil.WriteConfig(t, rt.dir, hangingFirst(hand)...)
+	_, err := rt.PatchServer(t.Context(), "s1", []byte(`{"command": ["`+filepath.Join(t.TempDir(), "missing")+`"]}`))
+	if !errors.Is(err, ErrRestartFailed) {
+		t.Fatalf("patch = %v, want its connect failed", err)
+	}
+	rt.waitReady(t, "s1")
+	if res := mustCall(t, rt, "s1__env", map[string]any{"name": "CHANGED"}); res.Content[0].Text != "hand" {
+		t.Errorf("s1 after the failed PATCH runs with CHANGED=%q, want the file's (the hand edit)", res.Content[0].Text)
+	}
+	if _, err := rt.RestartServer(t.Context(), "s1"); err != nil {
+		t.Fatalf("restart = %v", err)
+	}
+	rt.waitReady(t, "s1")
+	if res := mustCall(t, rt, "s1__env", map[string]any{"name": "CHANGED"}); res.Content[0].Text != "hand" {
+		t.Errorf("s1 restarted after the failed PATCH runs with CHANGED=%q, want the file's (the hand edit)", res.Content[0].Text)
 	}
 }

@@ -138,6 +138,12 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		a.retune(c, e, next, reply)
 		return nil
 	}
+	if e.waitsTurn() {
+		// Its startup turn has not come: the file as it is now counts
+		// (L3), as at the turn, also for a PATCH that fails or is not
+		// saved (as for restart), not what startup read.
+		e.good = old
+	}
 	e.managed = true
 	toggled := old.Clone()
 	toggled.Enabled = next.Enabled
