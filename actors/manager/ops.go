@@ -360,6 +360,7 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 // disable or an invalid config starts nothing and is applied at once.
 // An operation waiting on a server that queues is superseded.
 func (a *Actor) startBulk(c actor.Context, e *entry, srv config.Server) {
+	prev := e.good
 	e.good = srv
 	e.nextUser = true
 	if e.inTurn || !srv.Enabled || srv.Validate() != nil {
@@ -371,6 +372,13 @@ func (a *Actor) startBulk(c actor.Context, e *entry, srv config.Server) {
 	// is replaced by what the turn starts: left waiting, a PATCH would
 	// save over the file the reload read, or undo itself outside the
 	// slots.
+	if e.waiting != nil && e.epoch != 0 && !e.cfg.Equal(prev) {
+		// A PATCH's connect, on a config that was never saved: until its
+		// turn the server goes back to the config it ran before, as a
+		// server the reload restarts keeps its session until its turn,
+		// rather than serve what the file does not hold.
+		a.command(c, e, prev) // supersedes the PATCH
+	}
 	a.supersede(e, messages.ErrSuperseded)
 	e.managed = false // the runtime's turn starts it
 	a.queue(e)
