@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tools"
@@ -91,18 +90,5 @@ func TestKeepAliveSparesAServerWithAStoppedChild(t *testing.T) {
 func TestKeepAliveSparesABusyServerWithAStoppedChild(t *testing.T) {
 	opts := freezeServer("2025-11-25")
 	opts.Server.Command = []string{"/bin/sh", "-c", `sleep 100 & kill -STOP $!; exec "$0" serve -freeze-tool`, demoBin}
-	opts.Server.TimeoutSeconds = 10
-	opts.KeepAlive = testInterval
-	c, err := testDial(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { c.Close(); assertNoProcesses(t) }()
-	testutil.Eventually(t, 10*time.Second, "the stopped child", func() bool { return procs.GroupStopped(c.PID()) })
-	if _, err := c.CallTool(context.Background(), exampleserver.FreezeToolName, map[string]any{"ms": 1500}); err != nil {
-		t.Fatalf("a busy spell within timeout_seconds on a server with a stopped child: %v", err)
-	}
-	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "x"}); err != nil {
-		t.Errorf("a call after the busy spell: %v", err)
-	}
+	busySpared(t, opts, func(c *Conn) bool { return procs.GroupStopped(c.PID()) })
 }
