@@ -126,18 +126,17 @@ func TestProgressMessageIsScrubbedAndCut(t *testing.T) {
 // flushed waits until token's host has the reports offered so far.
 func flushed(t *testing.T, r *progressRouter, token string) {
 	t.Helper()
-	r.mu.Lock()
-	e := r.calls[token]
-	r.mu.Unlock()
-	e.flush(t.Context(), nil, nil)
+	entryOf(r, token).flush(t.Context(), nil, nil)
 }
 
 // After a call ended, its callback gets reports for progressGrace, then
 // the call leaves the router; Close drops it at once and stops its grace
-// timer, and no report reaches the host after Close.
+// timer, and no report reaches the host after Close (checked once any
+// delivery the reports could have started has ended).
 func TestProgressGraceEndsAndCloseCancelsIt(t *testing.T) {
 	var h hostLog
 	r, clock, token, done := routerCall(t, redact.New(), &h, nil, nil)
+	e := entryOf(r, token)
 	done()
 	if r.size() != 1 {
 		t.Fatalf("the router holds %d calls right after one with a callback ended, want it for progressGrace", r.size())
@@ -146,6 +145,7 @@ func TestProgressGraceEndsAndCloseCancelsIt(t *testing.T) {
 	awaitSize(t, r, 0)
 
 	r2, clock2, token2, done2 := routerCall(t, redact.New(), &h, nil, nil)
+	e2 := entryOf(r2, token2)
 	done2()
 	if err := clock2.BlockUntilContext(t.Context(), 1); err != nil { // the grace timer
 		t.Fatal(err)
@@ -161,6 +161,8 @@ func TestProgressGraceEndsAndCloseCancelsIt(t *testing.T) {
 	}
 	report(r2, token2, "after close")
 	report(r, token, "after the grace")
+	awaitDelivered(t, e)
+	awaitDelivered(t, e2)
 	if got := h.list(); len(got) != 0 {
 		t.Fatalf("reports after the grace or after close reached the host: %q", got)
 	}
@@ -173,20 +175,23 @@ func awaitSize(t *testing.T, r *progressRouter, n int) {
 	testutil.Eventually(t, 5*time.Second, "the router to drop the call", func() bool { return r.size() == n })
 }
 
-// delivery is the channel closed when token's delivery goroutine ends,
-// nil if none runs.
-func delivery(r *progressRouter, token string) <-chan struct{} {
+// entryOf is token's entry in r (nil if none).
+func entryOf(r *progressRouter, token string) *progressCall {
 	r.mu.Lock()
-	e := r.calls[token]
-	r.mu.Unlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.idle
+	defer r.mu.Unlock()
+	return r.calls[token]
 }
 
-// awaitDelivery waits (bounded) for a delivery goroutine to end.
-func awaitDelivery(t *testing.T, idle <-chan struct{}) {
+// awaitDelivered waits (bounded) until e's delivery goroutine, if one
+// runs, has ended: whatever was to reach its host has.
+func awaitDelivered(t *testing.T, e *progressCall) {
 	t.Helper()
+	e.mu.Lock()
+	idle := e.idle
+	e.mu.Unlock()
+	if idle == nil {
+		return
+	}
 	select {
 	case <-idle:
 	case <-time.After(5 * time.Second):
@@ -204,7 +209,7 @@ func TestProgressPendingAtGraceEndIsDropped(t *testing.T) {
 	report(r, token, "wait")
 	<-busy
 	report(r, token, "late") // pending behind the busy callback
-	idle := delivery(r, token)
+	e := entryOf(r, token)
 	cancel() // the caller gave up: done does not wait for the host
 	stop()
 	done()
@@ -212,7 +217,7 @@ func TestProgressPendingAtGraceEndIsDropped(t *testing.T) {
 	awaitSize(t, r, 0)
 	r.close() // Conn.Close
 	close(gate)
-	awaitDelivery(t, idle)
+	awaitDelivered(t, e)
 	if got := h.list(); strings.Join(got, ",") != "wait" {
 		t.Fatalf("the host got %q, want only the report it was busy with: one pending at the grace's end reached it after close", got)
 	}
