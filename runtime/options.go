@@ -53,11 +53,12 @@ type Options struct {
 	//     timeout_seconds on a server that answers one request at a time
 	//     is never killed, and a stream of new calls hides a deadlock for
 	//     at most twice timeout_seconds (plus an interval);
-	//   - on Linux, a stdio server with a stopped process (the leader, or
-	//     a descendant in its group: at most 32 processes are looked at,
-	//     never all of /proc) that does not answer a probe of
-	//     min(interval, 1s) (a stopped child of a server that answers does
-	//     not count).
+	//   - on Linux, a stdio server whose leader process is stopped that
+	//     does not answer a probe of min(interval, 1s). A stopped
+	//     descendant (a worker behind npx, a child) changes no rule: the
+	//     server is judged by the rules above (a call in flight within its
+	//     timeout_seconds still spares it), and only the error names the
+	//     stop (at most 32 processes are looked at, never all of /proc).
 	KeepAlive time.Duration
 	// Restart is how a lost session is restarted: exponential backoff from
 	// 200ms, doubling, capped at 30s, ±20 % jitter, starting afresh after

@@ -3,12 +3,14 @@ package runtime
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -57,8 +59,10 @@ func TestStartupWaitingDeadRestartReadsFile(t *testing.T) {
 
 // A reload that changes a server whose PATCH is still connecting, while
 // the one slot is busy, supersedes the PATCH: it does not save over the
-// file the reload read, nor undo itself outside the slots; the server
-// starts at its turn on the file. The PATCH's connect never answers, so
+// file the reload read, nor undo itself outside the slots; until its turn
+// the server goes back to its config from before the PATCH (not serving
+// the PATCH's, which the file does not hold), and it starts at its turn
+// on the file. The PATCH's connect never answers, so
 // the PATCH ends only by being superseded (or, without that, by failing
 // after its connect_timeout_seconds).
 func TestReloadDuringPatchSupersedesIt(t *testing.T) {
@@ -93,11 +97,48 @@ func TestReloadDuringPatchSupersedesIt(t *testing.T) {
 	if got, _ := f.Get("ex"); !got.Equal(hand) {
 		t.Errorf("file's ex after the reload and the PATCH = %v %v, want the hand edit", got.Command, got.Env)
 	}
+	// Until its turn, ex is back on what it ran before the PATCH, not on
+	// the PATCH's config, which the file does not hold.
+	rt.waitReady(t, "ex")
+	if res := mustCall(t, rt, "ex__env", map[string]any{"name": "CHANGED"}); res.Content[0].Text != "" {
+		t.Errorf("ex before its turn runs with CHANGED=%q, want its config from before the PATCH", res.Content[0].Text)
+	}
+	sub := rt.subscribe(t, "ex")
 	if err := rt.RemoveServer(t.Context(), "s0"); err != nil {
 		t.Fatal(err)
 	}
+	testutil.AwaitEvent(t, sub, 30*time.Second, "ex's session at its turn", func(e events.Event) bool {
+		_, ok := e.(events.SessionStarted)
+		return ok
+	})
 	rt.waitReady(t, "ex")
 	if res := mustCall(t, rt, "ex__env", map[string]any{"name": "CHANGED"}); res.Content[0].Text != "hand" {
 		t.Errorf("ex runs with CHANGED=%q, want the hand edit's", res.Content[0].Text)
+	}
+}
+
+// A PATCH whose connect fails, of a server still waiting for its startup
+// turn, puts it back on the file as it is now (hand-edited since start),
+// not on what startup read: as its turn, and a restart, would.
+func TestStartupWaitingFailedPatchFallsBackToFile(t *testing.T) {
+	rt := start(t, Options{StartupConcurrency: 1}, hangingFirst(exampleServer("s1"))...)
+	waitForProcesses(t, 1) // s0's turn, its initialize waiting; s1 waits
+	hand := exampleServer("s1")
+	hand.Env["CHANGED"] = "hand"
+	testutil.WriteConfig(t, rt.dir, hangingFirst(hand)...)
+	_, err := rt.PatchServer(t.Context(), "s1", []byte(`{"command": ["`+filepath.Join(t.TempDir(), "missing")+`"]}`))
+	if !errors.Is(err, ErrRestartFailed) {
+		t.Fatalf("patch = %v, want its connect failed", err)
+	}
+	rt.waitReady(t, "s1")
+	if res := mustCall(t, rt, "s1__env", map[string]any{"name": "CHANGED"}); res.Content[0].Text != "hand" {
+		t.Errorf("s1 after the failed PATCH runs with CHANGED=%q, want the file's (the hand edit)", res.Content[0].Text)
+	}
+	if _, err := rt.RestartServer(t.Context(), "s1"); err != nil {
+		t.Fatalf("restart = %v", err)
+	}
+	rt.waitReady(t, "s1")
+	if res := mustCall(t, rt, "s1__env", map[string]any{"name": "CHANGED"}); res.Content[0].Text != "hand" {
+		t.Errorf("s1 restarted after the failed PATCH runs with CHANGED=%q, want the file's (the hand edit)", res.Content[0].Text)
 	}
 }

@@ -22,10 +22,14 @@ type progressKey struct{}
 // when it returns (so a slow f skips reports, never falls behind). A
 // report's message is scrubbed of the server's secrets and cut to 4 KiB
 // (" …[line truncated]" marks a cut). Before the call returns, f has the
-// newest report the runtime had received; reports the server sent just
+// newest report the runtime had received, unless f is still busy with an
+// earlier one a quarter of a second after the server answered: the call
+// waits no longer for f (so a blocking f cannot hold it past its
+// timeout), and that report is dropped. Reports the server sent just
 // before its result, which the SDK hands over just after it, reach f for
-// up to a quarter of a second after the call returned, and none after
-// that or after the session closed.
+// up to a quarter of a second after the server answered, and none after
+// that or after the session closed. An f that never returns keeps its
+// goroutine: that is the host's bug.
 func WithProgress(ctx context.Context, f func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
 }

@@ -138,6 +138,12 @@ func (a *Actor) patch(c actor.Context, name string, body []byte, reply chan<- er
 		a.retune(c, e, next, reply)
 		return nil
 	}
+	if e.waitsTurn() {
+		// Its startup turn has not come: the file as it is now counts
+		// (L3), as at the turn, also for a PATCH that fails or is not
+		// saved (as for restart), not what startup read.
+		e.good = old
+	}
 	e.managed = true
 	toggled := old.Clone()
 	toggled.Enabled = next.Enabled
@@ -354,6 +360,7 @@ func (a *Actor) reload(c actor.Context) messages.ReloadResult {
 // disable or an invalid config starts nothing and is applied at once.
 // An operation waiting on a server that queues is superseded.
 func (a *Actor) startBulk(c actor.Context, e *entry, srv config.Server) {
+	prev := e.good
 	e.good = srv
 	e.nextUser = true
 	if e.inTurn || !srv.Enabled || srv.Validate() != nil {
@@ -365,6 +372,13 @@ func (a *Actor) startBulk(c actor.Context, e *entry, srv config.Server) {
 	// is replaced by what the turn starts: left waiting, a PATCH would
 	// save over the file the reload read, or undo itself outside the
 	// slots.
+	if e.waiting != nil && e.epoch != 0 && !e.cfg.Equal(prev) {
+		// A PATCH's connect, on a config that was never saved: until its
+		// turn the server goes back to the config it ran before, as a
+		// server the reload restarts keeps its session until its turn,
+		// rather than serve what the file does not hold.
+		a.command(c, e, prev) // supersedes the PATCH
+	}
 	a.supersede(e, messages.ErrSuperseded)
 	e.managed = false // the runtime's turn starts it
 	a.queue(e)

@@ -81,9 +81,9 @@ func (c *Conn) probe(ctx context.Context) (bool, error) {
 	return serverAnswered(err), err
 }
 
-// stoppedProbeWait bounds the probe sent to a server with a stopped
-// process: the stop makes the verdict quick, not certain (the stopped
-// process may be a child the server does not need).
+// stoppedProbeWait bounds the probe sent to a server whose leader process
+// is stopped: the stop makes the verdict quick, not certain (someone may
+// continue it).
 const stoppedProbeWait = time.Second
 
 // startKeepAlive runs the keepalive of a ready Conn, unless interval ≤ 0.
@@ -130,9 +130,13 @@ func (c *Conn) keepAlive(interval time.Duration) {
 // or not yet) and whether the probe went unanswered. The rule:
 //
 //   - a probe the server answers, even with an error, proves it alive;
-//   - a process of its tree in the stopped state shortens the probe to
-//     min(interval, 1s): unanswered, with the process still stopped, the
-//     server is hung (a healthy server with a stopped child answers);
+//   - its leader process in the stopped state shortens the probe to
+//     min(interval, 1s): unanswered, with the leader still stopped, the
+//     server is hung. A stopped descendant does not: it may be a worker
+//     the server waits for on a call in flight, or one it does not need,
+//     so the rules below judge the server (a busy serial server with a
+//     stopped child is not killed within its call's timeout), and only
+//     the verdict's error names the stop;
 //   - otherwise an unanswered probe (no answer within the interval, or a
 //     transport failure: connection refused, a 503 from a gateway) makes
 //     it hung only if nothing at all was heard from the server for an
@@ -146,7 +150,7 @@ func (c *Conn) keepAlive(interval time.Duration) {
 // lost within two intervals, one with requests in flight after at most
 // twice timeout_seconds of silence plus an interval.
 func (c *Conn) check(interval time.Duration, failedBefore bool) (why error, failed bool) {
-	stopped := c.proc.groupStopped()
+	stopped := c.proc.leaderStopped()
 	wait := interval
 	if stopped {
 		wait = min(interval, stoppedProbeWait)
@@ -159,7 +163,7 @@ func (c *Conn) check(interval time.Duration, failedBefore bool) (why error, fail
 		return nil, false
 	}
 	c.logger.Debug("keepalive probe unanswered", "probe", c.probeName(), "error", c.scrub.Error(err))
-	if stopped && c.proc.groupStopped() {
+	if stopped && c.proc.leaderStopped() {
 		return fmt.Errorf("its process is stopped (SIGSTOP or a terminal stop) and did not answer the keepalive %s within %s", c.probeName(), wait), true
 	}
 	silence := c.heard.silence()
@@ -169,10 +173,14 @@ func (c *Conn) check(interval time.Duration, failedBefore bool) (why error, fail
 	case c.mayBeBusy(silence):
 		return nil, true
 	}
-	if timedOut {
-		return fmt.Errorf("no answer to the keepalive %s within %s, and nothing heard from it for %s", c.probeName(), interval, silence.Round(time.Millisecond)), true
+	note := ""
+	if c.proc.groupStopped() {
+		note = " (a process of its group is stopped: SIGSTOP or a terminal stop)"
 	}
-	return fmt.Errorf("the keepalive %s failed twice, and nothing heard from it for %s: %w", c.probeName(), silence.Round(time.Millisecond), err), true
+	if timedOut {
+		return fmt.Errorf("no answer to the keepalive %s within %s, and nothing heard from it for %s%s", c.probeName(), interval, silence.Round(time.Millisecond), note), true
+	}
+	return fmt.Errorf("the keepalive %s failed twice, and nothing heard from it for %s%s: %w", c.probeName(), silence.Round(time.Millisecond), note, err), true
 }
 
 // mayBeBusy reports whether a server silent for silence may be working on
@@ -262,6 +270,15 @@ func (b *cutBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.release()
 	return err
+}
+
+// leaderStopped reports whether the server's leader process is in the
+// stopped state (Linux; false elsewhere and for remote servers).
+func (t *stdioTransport) leaderStopped() bool {
+	if t == nil {
+		return false
+	}
+	return procs.Stopped(t.pid())
 }
 
 // groupStopped reports whether a process of the server's tree and group

@@ -8,14 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/tools"
 )
 
 // A stdio server whose process is stopped (SIGSTOP) counts as hung at the
 // next tick, without waiting for a probe's interval; its group is killed
-// (SIGKILL ends a stopped process) and nothing is left. The worker behind
-// a wrapper counts as much as the leader.
+// (SIGKILL ends a stopped process) and nothing is left. A stopped worker
+// behind a wrapper, with no call in flight, is found by the usual rules
+// (within two intervals), its error naming the stop.
 func TestKeepAliveSpotsAStoppedProcess(t *testing.T) {
 	for _, wrapped := range []bool{false, true} {
 		opts := freezeServer("")
@@ -80,4 +82,13 @@ func TestKeepAliveSparesAServerWithAStoppedChild(t *testing.T) {
 	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Errorf("a call afterwards: %v", err)
 	}
+}
+
+// A stopped child does not take the in-flight rule away: a server busy on
+// a call within its timeout_seconds (frozen 1.5 s of 10), which answers no
+// probe meanwhile, is not killed because a child of its group is stopped.
+func TestKeepAliveSparesABusyServerWithAStoppedChild(t *testing.T) {
+	opts := freezeServer("2025-11-25")
+	opts.Server.Command = []string{"/bin/sh", "-c", `sleep 100 & kill -STOP $!; exec "$0" serve -freeze-tool`, demoBin}
+	busySpared(t, opts, func(c *Conn) bool { return procs.GroupStopped(c.PID()) })
 }

@@ -161,7 +161,14 @@ func TestKeepAliveSparesAProgressingSerialServer(t *testing.T) {
 // call is in flight well within its timeout_seconds (10): it is not
 // killed, and the call is answered.
 func TestKeepAliveSparesABusyServerWithinTheTimeout(t *testing.T) {
-	opts := freezeServer("2025-11-25")
+	busySpared(t, freezeServer("2025-11-25"), nil)
+}
+
+// busySpared dials opts (timeout_seconds 10, the test keepalive), waits
+// for ready (if not nil) to hold, freezes the server 1.5 s on a call and
+// checks that both that call and the next are answered.
+func busySpared(t *testing.T, opts Options, ready func(*Conn) bool) {
+	t.Helper()
 	opts.Server.TimeoutSeconds = 10
 	opts.KeepAlive = testInterval
 	c, err := testDial(context.Background(), opts)
@@ -169,8 +176,11 @@ func TestKeepAliveSparesABusyServerWithinTheTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { c.Close(); assertNoProcesses(t) }()
+	if ready != nil {
+		testutil.Eventually(t, 10*time.Second, "the server's setup", func() bool { return ready(c) })
+	}
 	if _, err := c.CallTool(context.Background(), exampleserver.FreezeToolName, map[string]any{"ms": 1500}); err != nil {
-		t.Fatal(err)
+		t.Fatalf("a busy spell within timeout_seconds: %v", err)
 	}
 	if _, err := c.CallTool(context.Background(), "echo", map[string]any{"text": "answered after the busy spell"}); err != nil {
 		t.Errorf("a call the busy server answers within timeout_seconds: %v", err)

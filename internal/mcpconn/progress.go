@@ -61,7 +61,7 @@ type progressCall struct {
 	latest  rawProgress // the newest report the host has not been given
 	pending bool        // latest is set
 	idle    chan struct{}
-	closed  bool // the Conn closed: nothing more is delivered
+	closed  bool // the grace ended or the Conn closed: nothing more is delivered
 }
 
 // rawProgress is a report as the server sent it, its message cut to
@@ -96,12 +96,15 @@ func (r *progressRouter) register(ctx context.Context, report func(tools.Progres
 }
 
 // end is a call's done. A call without a host callback leaves the map at
-// once. One with a callback first hands the host the latest report
-// received (waiting for the callback running, unless ctx ended or the Conn
-// closed), then stays in the map for progressGrace: the SDK hands a call
-// its result at once but queues notifications for its handler goroutine,
-// so the server's last reports, sent before the result, can be handled
-// just after it; they reach the callback during the grace.
+// once. One with a callback stays in the map for progressGrace: the SDK
+// hands a call its result at once but queues notifications for its
+// handler goroutine, so the server's last reports, sent before the
+// result, can be handled just after it; they reach the callback during
+// the grace. end first hands the host the latest report received, waiting
+// for the callback running, but no longer than the grace (nor once ctx
+// ended or the Conn closed): a callback that blocks must not hold the
+// call past its own timeout. One that never returns keeps its goroutine
+// (the host's bug); what it missed is dropped when the grace ends.
 func (r *progressRouter) end(ctx context.Context, token string, e *progressCall) {
 	r.mu.Lock()
 	if e.report == nil || r.isClosed() {
@@ -109,13 +112,20 @@ func (r *progressRouter) end(ctx context.Context, token string, e *progressCall)
 		r.mu.Unlock()
 		return
 	}
+	over := make(chan struct{})
 	e.grace = r.clock.AfterFunc(progressGrace, func() {
+		defer close(over)
 		r.mu.Lock()
 		delete(r.calls, token)
 		r.mu.Unlock()
+		// A report still pending behind a busy callback is dropped too:
+		// none reaches the host after the grace (nor after Close).
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
 	})
 	r.mu.Unlock()
-	e.flush(ctx, r.closed)
+	e.flush(ctx, r.closed, over)
 }
 
 // deliver handles one progress notification (see progressRouter: it must
@@ -186,8 +196,8 @@ func (e *progressCall) offer(raw rawProgress, hand func(func(tools.Progress), ra
 }
 
 // flush waits until the host has the latest report offered so far, unless
-// ctx ends or closed is closed first.
-func (e *progressCall) flush(ctx context.Context, closed <-chan struct{}) {
+// ctx ends or closed or over is closed first.
+func (e *progressCall) flush(ctx context.Context, closed, over <-chan struct{}) {
 	e.mu.Lock()
 	idle := e.idle
 	e.mu.Unlock()
@@ -198,6 +208,7 @@ func (e *progressCall) flush(ctx context.Context, closed <-chan struct{}) {
 	case <-idle:
 	case <-ctx.Done():
 	case <-closed:
+	case <-over:
 	}
 }
 

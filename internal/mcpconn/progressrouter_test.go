@@ -37,21 +37,30 @@ func (h *hostLog) list() []string {
 
 // routerCall registers one call with a host callback on a new router
 // (fake clock): the callback logs each report's message, after closing
-// busy and waiting for gate if the message is "wait".
+// busy and waiting for gate if the message is "wait". done stops the
+// call's deadline and ends it.
 func routerCall(t *testing.T, scrub *redact.Scrubber, h *hostLog, busy chan<- struct{}, gate <-chan struct{}) (*progressRouter, *clockwork.FakeClock, string, func()) {
 	t.Helper()
-	clock := clockwork.NewFakeClock()
-	r := newProgressRouter(clock, scrub, slog.New(slog.DiscardHandler))
+	r, clock, token, stop, done := routerCallCtx(t, t.Context(), scrub, h, busy, gate)
+	return r, clock, token, func() { stop(); done() }
+}
+
+// routerCallCtx is routerCall for a call of ctx, whose deadline stop
+// stops and which done ends.
+func routerCallCtx(t *testing.T, ctx context.Context, scrub *redact.Scrubber, h *hostLog, busy chan<- struct{}, gate <-chan struct{}) (r *progressRouter, clock *clockwork.FakeClock, token string, stop, done func()) {
+	t.Helper()
+	clock = clockwork.NewFakeClock()
+	r = newProgressRouter(clock, scrub, slog.New(slog.DiscardHandler))
 	t.Cleanup(r.close)
 	_, dl := startDeadline(t.Context(), clock, time.Hour, time.Hour)
-	token, done := r.register(t.Context(), func(p tools.Progress) {
+	token, done = r.register(ctx, func(p tools.Progress) {
 		if p.Message == "wait" {
 			close(busy)
 			<-gate
 		}
 		h.add(p.Message)
 	}, dl)
-	return r, clock, token, func() { dl.stop(); done() }
+	return r, clock, token, dl.stop, done
 }
 
 func report(r *progressRouter, token, message string) {
@@ -117,18 +126,17 @@ func TestProgressMessageIsScrubbedAndCut(t *testing.T) {
 // flushed waits until token's host has the reports offered so far.
 func flushed(t *testing.T, r *progressRouter, token string) {
 	t.Helper()
-	r.mu.Lock()
-	e := r.calls[token]
-	r.mu.Unlock()
-	e.flush(t.Context(), nil)
+	entryOf(r, token).flush(t.Context(), nil, nil)
 }
 
 // After a call ended, its callback gets reports for progressGrace, then
 // the call leaves the router; Close drops it at once and stops its grace
-// timer, and no report reaches the host after Close.
+// timer, and no report reaches the host after Close (checked once any
+// delivery the reports could have started has ended).
 func TestProgressGraceEndsAndCloseCancelsIt(t *testing.T) {
 	var h hostLog
 	r, clock, token, done := routerCall(t, redact.New(), &h, nil, nil)
+	e := entryOf(r, token)
 	done()
 	if r.size() != 1 {
 		t.Fatalf("the router holds %d calls right after one with a callback ended, want it for progressGrace", r.size())
@@ -137,6 +145,7 @@ func TestProgressGraceEndsAndCloseCancelsIt(t *testing.T) {
 	awaitSize(t, r, 0)
 
 	r2, clock2, token2, done2 := routerCall(t, redact.New(), &h, nil, nil)
+	e2 := entryOf(r2, token2)
 	done2()
 	if err := clock2.BlockUntilContext(t.Context(), 1); err != nil { // the grace timer
 		t.Fatal(err)
@@ -152,6 +161,8 @@ func TestProgressGraceEndsAndCloseCancelsIt(t *testing.T) {
 	}
 	report(r2, token2, "after close")
 	report(r, token, "after the grace")
+	awaitDelivered(t, e)
+	awaitDelivered(t, e2)
 	if got := h.list(); len(got) != 0 {
 		t.Fatalf("reports after the grace or after close reached the host: %q", got)
 	}
@@ -162,4 +173,79 @@ func TestProgressGraceEndsAndCloseCancelsIt(t *testing.T) {
 func awaitSize(t *testing.T, r *progressRouter, n int) {
 	t.Helper()
 	testutil.Eventually(t, 5*time.Second, "the router to drop the call", func() bool { return r.size() == n })
+}
+
+// entryOf is token's entry in r (nil if none).
+func entryOf(r *progressRouter, token string) *progressCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[token]
+}
+
+// awaitDelivered waits (bounded) until e's delivery goroutine, if one
+// runs, has ended: whatever was to reach its host has.
+func awaitDelivered(t *testing.T, e *progressCall) {
+	t.Helper()
+	e.mu.Lock()
+	idle := e.idle
+	e.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	select {
+	case <-idle:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the delivery goroutine did not end")
+	}
+}
+
+// A report pending behind a busy host callback when the grace ends is
+// dropped: it does not reach the host after the grace, nor after Close.
+func TestProgressPendingAtGraceEndIsDropped(t *testing.T) {
+	var h hostLog
+	busy, gate := make(chan struct{}), make(chan struct{})
+	ctx, cancel := context.WithCancel(t.Context())
+	r, clock, token, stop, done := routerCallCtx(t, ctx, redact.New(), &h, busy, gate)
+	report(r, token, "wait")
+	<-busy
+	report(r, token, "late") // pending behind the busy callback
+	e := entryOf(r, token)
+	cancel() // the caller gave up: done does not wait for the host
+	stop()
+	done()
+	clock.Advance(progressGrace)
+	awaitSize(t, r, 0)
+	r.close() // Conn.Close
+	close(gate)
+	awaitDelivered(t, e)
+	if got := h.list(); strings.Join(got, ",") != "wait" {
+		t.Fatalf("the host got %q, want only the report it was busy with: one pending at the grace's end reached it after close", got)
+	}
+}
+
+// A call whose server answered returns at the latest progressGrace after
+// it ended even while its host callback blocks: the callback does not
+// hold the call past its own timeout.
+func TestProgressBlockedCallbackHoldsDoneForTheGraceOnly(t *testing.T) {
+	var h hostLog
+	busy, gate := make(chan struct{}), make(chan struct{})
+	r, clock, token, stop, done := routerCallCtx(t, t.Context(), redact.New(), &h, busy, gate)
+	defer close(gate)
+	report(r, token, "wait")
+	<-busy
+	report(r, token, "pending")
+	stop() // the server answered
+	returned := make(chan struct{})
+	go func() { done(); close(returned) }()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := clock.BlockUntilContext(ctx, 1); err != nil { // the grace timer
+		t.Fatal(err)
+	}
+	clock.Advance(progressGrace)
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("done (CallTool's return) still waits for a blocked host callback after the grace")
+	}
 }

@@ -246,7 +246,10 @@ func (h *ClientCredentialsHandler) TokenSource(context.Context) (oauth2.TokenSou
 // Authorize is called by the transport after a 401 or 403 response. It
 // discovers the authorization server and obtains a token with the client
 // credentials grant. A 403 whose challenge is not insufficient_scope returns
-// nil at once, like the SDK. It closes resp.Body.
+// nil at once, like the SDK. A request marked WithoutLogin (a keepalive
+// probe) fetches no token: it fails at once with ErrLoginNotTried, so a
+// 401 to a probe is the server's answer, and a call fetches the token. It
+// closes resp.Body.
 func (h *ClientCredentialsHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	if resp == nil {
 		return errors.New("oauthflow: client credentials: Authorize called without a response")
@@ -254,6 +257,9 @@ func (h *ClientCredentialsHandler) Authorize(ctx context.Context, req *http.Requ
 	if resp.Body != nil {
 		defer resp.Body.Close()
 		defer io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	}
+	if loginBarred(ctx) {
+		return ErrLoginNotTried
 	}
 	if req == nil || req.URL == nil {
 		return errors.New("oauthflow: client credentials: Authorize called without a request")

@@ -1131,3 +1131,38 @@ func TestTokenErrorMessage(t *testing.T) {
 		t.Errorf("Error() = %q", got)
 	}
 }
+
+// A background request (a keepalive probe) refused with a 401 fetches no
+// token: Authorize fails at once with ErrLoginNotTried (the server
+// answered); a call then fetches the token.
+func TestClientCredentialsWithoutLoginFetchesNoToken(t *testing.T) {
+	env := newCCEnv(t, ccEnvConfig{method: MethodClientSecretPost})
+	h, err := NewClientCredentialsHandler(ClientCredentials{ClientID: ccClientID, Method: MethodClientSecretPost, ClientSecret: ccSecretMarker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ccContext(t), http.MethodPost, env.mcpURL, strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusUnauthorized {
+		resp.Body.Close()
+		t.Fatalf("the resource server answered %d without a token, want 401", resp.StatusCode)
+	}
+	if err := h.Authorize(WithoutLogin(ccContext(t)), req, resp); !errors.Is(err, ErrLoginNotTried) {
+		t.Errorf("Authorize of a background request = %v, want ErrLoginNotTried", err)
+	}
+	if requests, _, _, _, _ := env.as.snapshot(); requests != 0 {
+		t.Errorf("a background request's 401 made %d token requests, want none", requests)
+	}
+	if src, _ := h.TokenSource(ccContext(t)); src != nil {
+		t.Error("a background request's 401 left a token source")
+	}
+	if err := ccCallTool(ccContext(t), env.mcpURL, h, 1); err != nil {
+		t.Fatalf("a call afterwards: %v", err)
+	}
+}

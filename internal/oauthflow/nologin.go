@@ -16,8 +16,8 @@ type noLoginKey struct{}
 
 // WithoutLogin marks ctx as that of a background request (a keepalive
 // probe): on a 401 or 403 Authorize neither opens a login, nor refreshes,
-// nor waits behind a login another request runs; it fails at once with
-// ErrLoginNotTried. A probe must not set off a browser, and one queued
+// nor fetches a client-credentials token, nor waits behind a login another
+// request runs; it fails at once with ErrLoginNotTried. A probe must not set off a browser, and one queued
 // behind a step-up login would be judged timed out just as the user
 // finished.
 func WithoutLogin(ctx context.Context) context.Context {

@@ -36,6 +36,16 @@ const (
 // a server hung, within two intervals.
 func GroupStopped(pgid int) bool { return stoppedInTree(pgid, maxTreeProcs) }
 
+// Stopped reports whether process pid is in the stopped state ('T', as
+// GroupStopped counts it); false if there is no such process.
+func Stopped(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	state, _, _ := Stat(pid)
+	return state == 'T'
+}
+
 // stoppedInTree is GroupStopped looking at no more than limit processes.
 func stoppedInTree(pgid, limit int) bool {
 	if pgid <= 0 {

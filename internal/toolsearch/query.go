@@ -92,7 +92,26 @@ func asksForFacts(query string) bool {
 			return true
 		}
 	}
-	return strings.HasSuffix(strings.TrimSpace(query), "?")
+	// A "?" makes a question of what is not plainly one, but not of a
+	// polite request ("can you delete it?", "please remove the file?")
+	// nor of one asking for a way ("how do I delete a file?").
+	return !asksToDo(first, second) && strings.HasSuffix(strings.TrimSpace(query), "?")
+}
+
+// asksToDo reports whether a query whose first two words are first and
+// second opens a request: "can you", "could", "would", "will", "please",
+// "how do I", "how can I", "how to".
+func asksToDo(first, second string) bool {
+	switch first {
+	case "can", "could", "would", "will", "please":
+		return true
+	case "how":
+		switch second {
+		case "do", "can", "could", "should", "would", "to":
+			return true
+		}
+	}
+	return false
 }
 
 // phraseAt reports the word that the phrase of phrases ws starts with

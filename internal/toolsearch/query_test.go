@@ -56,12 +56,17 @@ func TestQuestionsPreferReading(t *testing.T) {
 	if got := names(idx.Search("when was the file changed", 1)); len(got) == 0 || got[0] != "fs__file_info" {
 		t.Errorf("Search = %v, want fs__file_info first", got)
 	}
-	if got := names(idx.Search("change the file", 1)); len(got) == 0 || got[0] != "fs__edit_file" {
-		t.Errorf("Search = %v, want fs__edit_file first", got)
+	for _, q := range []string{"change the file", "can you change the file?"} {
+		if got := names(idx.Search(q, 1)); len(got) == 0 || got[0] != "fs__edit_file" {
+			t.Errorf("Search(%q) = %v, want fs__edit_file first", q, got)
+		}
 	}
 	for q, want := range map[string]bool{
 		"what files are here": true, "how big is it": true, "do you know Carol": true, "is it done?": true,
 		"delete it": false, "can you delete it": false, "how do I rename a file": false, "do a backup": false,
+		"can you delete it?": false, "could you create a new branch?": false, "please remove the file?": false,
+		"how do I delete a file?": false, "would you rename it?": false, "how can I undo that?": false,
+		"the build failed?": true, "how many files are there?": true,
 	} {
 		if got := asksForFacts(q); got != want {
 			t.Errorf("asksForFacts(%q) = %v, want %v", q, got, want)
