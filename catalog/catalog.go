@@ -131,16 +131,16 @@ type reader struct {
 // package-level table can be changed).
 func allReaders() []reader {
 	return []reader{
-	{SourceBuiltin, readBuiltin},
-	{SourceClaudeDesktop, readClaudeDesktop},
-	{SourceClaudeCode, readClaudeCode},
-	{SourceCursor, readCursor},
-	{SourceVSCode, readVSCode},
-	{SourceWindsurf, readWindsurf},
-	{SourceOpencode, readOpencode},
-	{SourceGoose, readGoose},
-	{SourceZed, readZed},
-	{SourceCodex, readCodex},
+		{SourceBuiltin, readBuiltin},
+		{SourceClaudeDesktop, readClaudeDesktop},
+		{SourceClaudeCode, readClaudeCode},
+		{SourceCursor, readCursor},
+		{SourceVSCode, readVSCode},
+		{SourceWindsurf, readWindsurf},
+		{SourceOpencode, readOpencode},
+		{SourceGoose, readGoose},
+		{SourceZed, readZed},
+		{SourceCodex, readCodex},
 		{SourceGemini, readGemini},
 	}
 }

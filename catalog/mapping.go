@@ -166,7 +166,7 @@ func (c serverConfig) requires() []string {
 		vals = append(vals, v)
 	}
 	if c.Auth != nil {
-		vals = append(vals, c.Auth.Token, c.Auth.ClientSecret)
+		vals = append(vals, c.Auth.Token, c.Auth.ClientID, c.Auth.ClientSecret)
 	}
 	var out []string
 	for _, v := range vals {

@@ -13,9 +13,9 @@ type dialect func(m *mapping, field, s string) string
 // Patterns of the hosts' reference syntaxes. Compiled regexps are safe for
 // concurrent use and never change.
 var (
-	reBraces   = regexp.MustCompile(`\$\{([^}]*)\}`)              // ${...}
+	reBraces   = regexp.MustCompile(`\$\{([^}]*)\}`)                     // ${...}
 	reGemini   = regexp.MustCompile(`\$(?:([A-Za-z0-9_]+)|\{([^}]+)\})`) // $VAR, ${VAR}
-	reOpencode = regexp.MustCompile(`\{(env|file):([^}]*)\}`)     // {env:VAR}, {file:path}
+	reOpencode = regexp.MustCompile(`\{(env|file):([^}]*)\}`)            // {env:VAR}, {file:path}
 	reVarName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	reShellRef = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(:-.*)?$`)
 )
