@@ -25,7 +25,7 @@ func readCodex(c *collector) {
 
 func readCodexFile(c *collector, path string) {
 	var doc struct {
-		Servers map[string]any `toml:"mcp_servers"`
+		Servers any `toml:"mcp_servers"`
 	}
 	ok := c.settingsFile(SourceCodex, path, func(data []byte) error {
 		if _, err := toml.Decode(string(data), &doc); err != nil {
@@ -33,12 +33,12 @@ func readCodexFile(c *collector, path string) {
 			if errors.As(err, &pe) {
 				return fmt.Errorf("it is not valid TOML (line %d)", pe.Position.Line)
 			}
-			return errors.New("it is not valid TOML, or mcp_servers is not a table")
+			return errors.New("it is not valid TOML")
 		}
 		return nil
 	})
 	if ok {
-		c.serverValues(SourceCodex, path, doc.Servers, mapCodex)
+		c.serverValues(SourceCodex, path, "mcp_servers", doc.Servers, mapCodex)
 	}
 }
 

@@ -64,9 +64,18 @@ func (c *collector) servers(src Source, file string, raw json.RawMessage, mapOne
 	}
 }
 
-// serverValues maps servers that a YAML or TOML decoder produced: each
-// value goes through JSON so that every host is mapped from one shape.
-func (c *collector) serverValues(src Source, file string, all map[string]any, mapOne func(name string, f *fields) *mapping) {
+// serverValues maps servers that a YAML or TOML decoder produced, v being
+// the value of the key named key: each server goes through JSON so that
+// every host is mapped from one shape.
+func (c *collector) serverValues(src Source, file, key string, v any, mapOne func(name string, f *fields) *mapping) {
+	if v == nil {
+		return
+	}
+	all, ok := v.(map[string]any)
+	if !ok {
+		c.warn(src, file, "%s does not map names to servers", key)
+		return
+	}
 	raw := make(map[string]json.RawMessage, len(all))
 	for name, v := range all {
 		data, err := json.Marshal(v)

@@ -58,11 +58,17 @@ func (r *fileReader) open(path string, limit int64) (*os.File, error) {
 	if !r.inside(real) {
 		return nil, errors.New("it resolves outside the home directory and the project folders: not read")
 	}
+	// Stat before opening: opening a FIFO would block.
+	if st, err := os.Stat(real); err != nil {
+		return nil, fmt.Errorf("cannot stat it: %w", pathless(err))
+	} else if !st.Mode().IsRegular() {
+		return nil, errors.New("it is not a regular file: not read")
+	}
 	f, err := os.Open(real)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open it: %w", pathless(err))
 	}
-	// Stat the open file, not the path: what is read is what was checked.
+	// Stat the open file too: what is read is what is checked.
 	st, err := f.Stat()
 	switch {
 	case err != nil:

@@ -20,7 +20,7 @@ func readGoose(c *collector) {
 	}
 	path := join(dir, "config.yaml")
 	var doc struct {
-		Extensions map[string]any `yaml:"extensions"`
+		Extensions any `yaml:"extensions"`
 	}
 	ok := c.settingsFile(SourceGoose, path, func(data []byte) error {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -29,7 +29,7 @@ func readGoose(c *collector) {
 		return nil
 	})
 	if ok {
-		c.serverValues(SourceGoose, path, doc.Extensions, mapGoose)
+		c.serverValues(SourceGoose, path, "extensions", doc.Extensions, mapGoose)
 	}
 }
 
