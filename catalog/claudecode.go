@@ -24,12 +24,7 @@ func readClaudeCode(c *collector) {
 		}
 	}
 	for _, dir := range c.opts.Projects {
-		path := filepath.Join(dir, ".mcp.json")
-		if found, ok := c.jsonFile(SourceClaudeCode, path, keyPath{"mcpServers"}); ok {
-			for _, v := range found {
-				c.servers(SourceClaudeCode, path, v.value, mapClaudeCode)
-			}
-		}
+		c.jsonServers(SourceClaudeCode, filepath.Join(dir, ".mcp.json"), false, mapClaudeCode, keyPath{"mcpServers"})
 	}
 }
 

@@ -8,13 +8,7 @@ import "github.com/openprogram/mcpvisor/config"
 // expands no variables.
 func readClaudeDesktop(c *collector) {
 	path := join(c.opts.appConfigDir(), "Claude", "claude_desktop_config.json")
-	found, ok := c.jsonFile(SourceClaudeDesktop, path, keyPath{"mcpServers"})
-	if !ok {
-		return
-	}
-	for _, v := range found {
-		c.servers(SourceClaudeDesktop, path, v.value, mapClaudeDesktop)
-	}
+	c.jsonServers(SourceClaudeDesktop, path, false, mapClaudeDesktop, keyPath{"mcpServers"})
 }
 
 func mapClaudeDesktop(_ string, f *fields) *mapping {

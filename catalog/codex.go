@@ -3,7 +3,6 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/BurntSushi/toml"
 	"github.com/openprogram/mcpvisor/config"
@@ -17,9 +16,8 @@ import (
 // (or "startup_timeout_ms"), "tool_timeout_sec", "enabled_tools",
 // "disabled_tools". Codex expands no variables inside values.
 func readCodex(c *collector) {
-	readCodexFile(c, join(c.opts.Home, ".codex", "config.toml"))
-	for _, dir := range c.opts.Projects {
-		readCodexFile(c, filepath.Join(dir, ".codex", "config.toml"))
+	for _, path := range c.userAndProjectFiles(join(c.opts.Home, ".codex", "config.toml"), ".codex", "config.toml") {
+		readCodexFile(c, path)
 	}
 }
 

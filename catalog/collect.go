@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 
 	"github.com/openprogram/mcpvisor/config"
 )
@@ -41,9 +42,38 @@ func (c *collector) add(src Source, file, name string, m *mapping) {
 	})
 }
 
+// mapper maps one host server entry.
+type mapper func(name string, f *fields) *mapping
+
+// jsonServers reads the servers at want in the JSON file at path (JSON
+// with comments when jsonc) and maps each with mapOne.
+func (c *collector) jsonServers(src Source, path string, jsonc bool, mapOne mapper, want ...keyPath) {
+	read := c.jsonFile
+	if jsonc {
+		read = c.jsoncFile
+	}
+	found, ok := read(src, path, want...)
+	if !ok {
+		return
+	}
+	for _, v := range found {
+		c.servers(src, path, v.value, mapOne)
+	}
+}
+
+// userAndProjectFiles is the user's file and the file at rel in each
+// project folder.
+func (c *collector) userAndProjectFiles(user string, rel ...string) []string {
+	files := []string{user}
+	for _, dir := range c.opts.Projects {
+		files = append(files, filepath.Join(append([]string{dir}, rel...)...))
+	}
+	return files
+}
+
 // servers decodes an object of server entries and maps each with mapOne.
 // An entry that is not an object is a warning for the file.
-func (c *collector) servers(src Source, file string, raw json.RawMessage, mapOne func(name string, f *fields) *mapping) {
+func (c *collector) servers(src Source, file string, raw json.RawMessage, mapOne mapper) {
 	var all map[string]json.RawMessage
 	if isNullJSON(raw) {
 		return
@@ -67,7 +97,7 @@ func (c *collector) servers(src Source, file string, raw json.RawMessage, mapOne
 // serverValues maps servers that a YAML or TOML decoder produced, v being
 // the value of the key named key: each server goes through JSON so that
 // every host is mapped from one shape.
-func (c *collector) serverValues(src Source, file, key string, v any, mapOne func(name string, f *fields) *mapping) {
+func (c *collector) serverValues(src Source, file, key string, v any, mapOne mapper) {
 	if v == nil {
 		return
 	}

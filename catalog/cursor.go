@@ -23,19 +23,13 @@ func readCursor(c *collector) {
 // readEditorFile reads the servers at want in one file of a VS Code-style
 // host; workspace is the project folder of a project file, "" for a
 // user file.
-func readEditorFile(c *collector, src Source, host, path, workspace string, mapper func(*mapping, *fields), want ...keyPath) {
-	found, ok := c.jsoncFile(src, path, want...)
-	if !ok {
-		return
-	}
+func readEditorFile(c *collector, src Source, host, path, workspace string, mapFields func(*mapping, *fields), want ...keyPath) {
 	vars := editorVars{host: host, home: c.opts.Home, workspace: workspace, sep: c.opts.pathSeparator()}
-	for _, v := range found {
-		c.servers(src, path, v.value, func(_ string, f *fields) *mapping {
-			m := newMapping(vars.dialect())
-			mapper(m, f)
-			return m
-		})
-	}
+	c.jsonServers(src, path, true, func(_ string, f *fields) *mapping {
+		m := newMapping(vars.dialect())
+		mapFields(m, f)
+		return m
+	}, want...)
 }
 
 func mapCursor(m *mapping, f *fields) {
@@ -44,23 +38,9 @@ func mapCursor(m *mapping, f *fields) {
 	if auth == nil {
 		return
 	}
-	a, ok := newFields(auth)
-	if !ok {
-		m.warn("auth is not an object: not mapped")
-		return
-	}
-	m.cfg.Auth = &authConfig{Kind: config.AuthOAuth}
-	if id, ok := a.str(m, "CLIENT_ID"); ok {
-		m.cfg.Auth.ClientID = m.text("auth.CLIENT_ID", id)
-	}
-	if secret, ok := a.str(m, "CLIENT_SECRET"); ok {
-		m.cfg.Auth.ClientSecret = m.text("auth.CLIENT_SECRET", secret)
-	}
-	if scopes, ok := a.strs(m, "scopes"); ok {
-		m.cfg.Auth.Scopes = scopes
-	}
-	if rest := a.rest(); len(rest) > 0 {
-		m.warn("auth: not mapped: %s", quoteKeys(rest))
+	if a := m.oauthClient("auth", auth, "CLIENT_ID", "CLIENT_SECRET"); a != nil {
+		m.cfg.Auth.Scopes, _ = a.strs(m, "scopes")
+		m.unmappedIn("auth", a)
 	}
 }
 

@@ -1,10 +1,6 @@
 package catalog
 
-import (
-	"path/filepath"
-
-	"github.com/openprogram/mcpvisor/config"
-)
+import "github.com/openprogram/mcpvisor/config"
 
 // Gemini CLI: ~/.gemini/settings.json and a project's
 // .gemini/settings.json, {"mcpServers": {NAME: ...}}: "command", "args",
@@ -13,21 +9,9 @@ import (
 // "includeTools" and "excludeTools"; "trust". `$VAR` and `${VAR}` are
 // expanded in every string of the file.
 func readGemini(c *collector) {
-	readGeminiFile(c, join(c.opts.Home, ".gemini", "settings.json"))
-	for _, dir := range c.opts.Projects {
-		readGeminiFile(c, filepath.Join(dir, ".gemini", "settings.json"))
-	}
-}
-
-func readGeminiFile(c *collector, path string) {
-	// Gemini CLI strips comments from settings.json, so it is JSON with
-	// comments.
-	found, ok := c.jsoncFile(SourceGemini, path, keyPath{"mcpServers"})
-	if !ok {
-		return
-	}
-	for _, v := range found {
-		c.servers(SourceGemini, path, v.value, mapGemini)
+	// Gemini CLI strips comments from settings.json: JSON with comments.
+	for _, path := range c.userAndProjectFiles(join(c.opts.Home, ".gemini", "settings.json"), ".gemini", "settings.json") {
+		c.jsonServers(SourceGemini, path, true, mapGemini, keyPath{"mcpServers"})
 	}
 }
 

@@ -58,9 +58,18 @@ func (m *mapping) warn(format string, args ...any) {
 }
 
 // unmapped warns about the fields of f no mapper used.
-func (m *mapping) unmapped(f *fields) {
-	if rest := f.rest(); len(rest) > 0 {
+func (m *mapping) unmapped(f *fields) { m.unmappedIn("", f) }
+
+// unmappedIn warns about the fields no mapper used of f, the object at
+// field ("" for the entry itself).
+func (m *mapping) unmappedIn(field string, f *fields) {
+	rest := f.rest()
+	switch {
+	case len(rest) == 0:
+	case field == "":
 		m.warn("not mapped: %s", quoteKeys(rest))
+	default:
+		m.warn("%s: not mapped: %s", field, quoteKeys(rest))
 	}
 }
 
@@ -101,16 +110,24 @@ func (m *mapping) headers(h map[string]string) {
 	}
 }
 
-// setHeaders merges headers already in mcpvisor's form.
+// setHeaders merges headers already in mcpvisor's form. Header names are
+// compared without case, as HTTP does and config requires: a later
+// spelling replaces an earlier one.
 func (m *mapping) setHeaders(h map[string]string) {
-	for k, v := range h {
-		if v == "" {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if h[k] == "" {
 			continue
 		}
 		if m.cfg.Headers == nil {
 			m.cfg.Headers = map[string]string{}
 		}
-		m.cfg.Headers[k] = v
+		for old := range m.cfg.Headers {
+			if old != k && strings.EqualFold(old, k) {
+				delete(m.cfg.Headers, old)
+				m.warn("headers: %q and %q are one header; kept %q", old, k, k)
+			}
+		}
+		m.cfg.Headers[k] = h[k]
 	}
 }
 
@@ -125,6 +142,25 @@ func (m *mapping) setEnv(vars map[string]string) {
 		}
 		m.cfg.Env[k] = v
 	}
+}
+
+// oauthClient maps a host's pre-registered OAuth client, the object at
+// field, whose client id and secret are under idKey and secretKey; it
+// returns the object's fields for the host's own keys (scopes).
+func (m *mapping) oauthClient(field string, raw []byte, idKey, secretKey string) *fields {
+	o, ok := newFields(raw)
+	if !ok {
+		m.warn("%s is not an object: not mapped", field)
+		return nil
+	}
+	m.cfg.Auth = &authConfig{Kind: config.AuthOAuth}
+	if id, ok := o.str(m, idKey); ok {
+		m.cfg.Auth.ClientID = m.text(field+"."+idKey, id)
+	}
+	if secret, ok := o.str(m, secretKey); ok {
+		m.cfg.Auth.ClientSecret = m.text(field+"."+secretKey, secret)
+	}
+	return o
 }
 
 // cwd sets the working directory of a local server.

@@ -20,12 +20,7 @@ func readOpencode(c *collector) {
 			continue
 		}
 		for _, name := range []string{"opencode.json", "opencode.jsonc"} {
-			path := filepath.Join(dir, name)
-			if found, ok := c.jsoncFile(SourceOpencode, path, keyPath{"mcp"}); ok {
-				for _, v := range found {
-					c.servers(SourceOpencode, path, v.value, mapOpencode)
-				}
-			}
+			c.jsonServers(SourceOpencode, filepath.Join(dir, name), true, mapOpencode, keyPath{"mcp"})
 		}
 	}
 }
@@ -74,22 +69,10 @@ func mapOpencodeOAuth(m *mapping, f *fields) {
 	if raw == nil || string(raw) == "false" {
 		return
 	}
-	o, ok := newFields(raw)
-	if !ok {
-		m.warn("oauth is neither an object nor false: not mapped")
-		return
-	}
-	m.cfg.Auth = &authConfig{Kind: config.AuthOAuth}
-	if id, ok := o.str(m, "clientId"); ok {
-		m.cfg.Auth.ClientID = m.text("oauth.clientId", id)
-	}
-	if secret, ok := o.str(m, "clientSecret"); ok {
-		m.cfg.Auth.ClientSecret = m.text("oauth.clientSecret", secret)
-	}
-	if scope, ok := o.str(m, "scope"); ok {
-		m.cfg.Auth.Scopes = strings.Fields(scope)
-	}
-	if rest := o.rest(); len(rest) > 0 {
-		m.warn("oauth: not mapped: %s", quoteKeys(rest))
+	if o := m.oauthClient("oauth", raw, "clientId", "clientSecret"); o != nil {
+		if scope, ok := o.str(m, "scope"); ok {
+			m.cfg.Auth.Scopes = strings.Fields(scope)
+		}
+		m.unmappedIn("oauth", o)
 	}
 }

@@ -1,10 +1,6 @@
 package catalog
 
-import (
-	"path/filepath"
-
-	"github.com/openprogram/mcpvisor/config"
-)
+import "github.com/openprogram/mcpvisor/config"
 
 // Zed: settings.json in ~/.config/zed (%APPDATA%\Zed on windows) and a
 // project's .zed/settings.json, JSON with comments, "context_servers":
@@ -17,19 +13,8 @@ func readZed(c *collector) {
 	if c.opts.goos() == "windows" {
 		dir = join(c.opts.xdgConfigDir(), "Zed")
 	}
-	readZedFile(c, join(dir, "settings.json"))
-	for _, p := range c.opts.Projects {
-		readZedFile(c, filepath.Join(p, ".zed", "settings.json"))
-	}
-}
-
-func readZedFile(c *collector, path string) {
-	found, ok := c.jsoncFile(SourceZed, path, keyPath{"context_servers"})
-	if !ok {
-		return
-	}
-	for _, v := range found {
-		c.servers(SourceZed, path, v.value, mapZed)
+	for _, path := range c.userAndProjectFiles(join(dir, "settings.json"), ".zed", "settings.json") {
+		c.jsonServers(SourceZed, path, true, mapZed, keyPath{"context_servers"})
 	}
 }
 
@@ -47,9 +32,7 @@ func mapZed(_ string, f *fields) *mapping {
 		if on, ok := f.boolean(m, "enabled"); ok && !on {
 			m.disabled("Zed")
 		}
-		if rest := nested.rest(); len(rest) > 0 {
-			m.warn("command: not mapped: %s", quoteKeys(rest))
-		}
+		m.unmappedIn("command", nested)
 	} else {
 		f.used["command"] = false // let mapStd read the string form
 	}
