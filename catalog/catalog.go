@@ -90,11 +90,14 @@ type Entry struct {
 // SourceWarning is a problem with one file of a source as a whole: it is
 // corrupt, unreadable, too large, or outside the allowed folders.
 type SourceWarning struct {
+	// Source and File name the file; Message says what is wrong with it,
+	// never quoting it.
 	Source  Source `json:"source"`
 	File    string `json:"file"`
 	Message string `json:"message"`
 }
 
+// String is the warning as one line: source, file, message.
 func (w SourceWarning) String() string {
 	return string(w.Source) + ": " + w.File + ": " + w.Message
 }
