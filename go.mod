@@ -3,7 +3,6 @@ module github.com/openprogram/mcpvisor
 go 1.26.8
 
 require (
-	github.com/BurntSushi/toml v1.6.0
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/go-json-experiment/json v1.27.2
@@ -13,6 +12,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	github.com/lmittmann/tint v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/tmaxmax/go-sse v0.12.0
 	go.uber.org/goleak v1.3.0

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/BurntSushi/toml"
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Codex: ~/.codex/config.toml and a project's .codex/config.toml,
@@ -26,10 +26,11 @@ func readCodexFile(c *collector, path string) {
 		Servers any `toml:"mcp_servers"`
 	}
 	ok := c.settingsFile(SourceCodex, path, func(data []byte) error {
-		if _, err := toml.Decode(string(data), &doc); err != nil {
-			var pe toml.ParseError
-			if errors.As(err, &pe) {
-				return fmt.Errorf("it is not valid TOML (line %d)", pe.Position.Line)
+		if err := toml.Unmarshal(data, &doc); err != nil {
+			var de *toml.DecodeError
+			if errors.As(err, &de) {
+				row, _ := de.Position()
+				return fmt.Errorf("it is not valid TOML (line %d)", row)
 			}
 			return errors.New("it is not valid TOML")
 		}

@@ -26,12 +26,15 @@ var hostFiles = []struct {
 		"extensions:\n  x:\n    envs: [MARKER-corrupt\n",
 		"extensions: MARKER-corrupt\n",
 		"extensions:\n  x:\n    envs:\n      K: MARKER-corrupt\n     bad: indent\n",
+		"extensions:\n  x:\n    args: " + strings.Repeat("[", 4<<20),
 	}, MaxSettingsBytes},
 	{SourceZed, ".config/zed/settings.json", corruptJSON("context_servers"), MaxSettingsBytes},
 	{SourceCodex, ".codex/config.toml", []string{
 		"[mcp_servers.x]\nenv = { K = MARKER-corrupt }\n",
 		"mcp_servers = \"MARKER-corrupt\"\n",
 		"[mcp_servers.x]\ncommand = \"MARKER-corrupt\n",
+		"[mcp_servers.x]\nargs = " + strings.Repeat("[", 4<<20),
+		"[mcp_servers.x]\nenv = " + strings.Repeat("{a=", 1<<20),
 	}, MaxSettingsBytes},
 	{SourceGemini, ".gemini/settings.json", corruptJSON("mcpServers"), MaxSettingsBytes},
 }
@@ -45,6 +48,9 @@ func corruptJSON(key string) []string {
 		`{"` + key + `": "MARKER-corrupt"}`,
 		"\"MARKER-corrupt",
 		"",
+		// Deeper than any parser should recurse: a warning, not a crash.
+		`{"` + key + `": {"x": {"env": ` + strings.Repeat("[", 4<<20),
+		`{"` + key + `": ` + strings.Repeat(`{"a":`, 1<<20),
 	}
 }
 
