@@ -13,7 +13,7 @@ func readClaudeDesktop(c *collector) {
 
 func mapClaudeDesktop(_ string, f *fields) *mapping {
 	m := newMapping(literalDialect)
-	mapStd(f, m, stdShape{host: "Claude Desktop", types: map[string]string{"stdio": config.TypeLocal}, urlType: config.TypeHTTP, urlKeys: []string{"url"}})
+	mapStd(f, m, stdShape{host: "Claude Desktop", types: stdioHTTPSSE(), urlType: config.TypeHTTP, urlKeys: []string{"url"}})
 	if m.cfg.Type == config.TypeHTTP || m.cfg.Type == config.TypeSSE {
 		m.warn("Claude Desktop starts only local servers from this file; mapped as %s", m.cfg.Type)
 	}

@@ -206,3 +206,40 @@ func TestListMapsEveryHost(t *testing.T) {
 		}
 	}
 }
+
+// What cannot be mapped is a warning on the entry, naming the field; a
+// server that is not an object is a warning for the file.
+func TestUnmappableFieldsAreWarnings(t *testing.T) {
+	home := t.TempDir()
+	path := writeFile(t, home, ".cursor/mcp.json", `{"mcpServers": {
+		"odd": {"command": "x", "type": "websocket", "alwaysAllow": ["MARKER-field-value"], "timeout": 5},
+		"bad name!": {"url": "https://e.example/mcp", "headers": {"authorization": "MARKER-a", "Authorization": "MARKER-b"}},
+		"none": {},
+		"scalar": "MARKER-scalar"
+	}}`)
+	entries, warnings := List(Options{Home: home, GOOS: "linux", Sources: []Source{SourceCursor}})
+	if len(warnings) != 1 || warnings[0].File != path || !strings.Contains(warnings[0].Message, `"scalar" is not an object`) {
+		t.Errorf("warnings %v", warnings)
+	}
+	got := map[string][]string{}
+	for _, e := range entries {
+		got[e.Name] = e.Warnings
+	}
+	want := map[string][]string{
+		"odd": {`type "websocket" is a transport mcpvisor does not have`, `not mapped: "alwaysAllow", "timeout"`},
+		"bad name!": {`headers: "Authorization" and "authorization" are one header; kept "authorization"`,
+			`the name "bad name!" is not a valid mcpvisor server name (letters, digits, '_' or '-', at most 64): apply it under another name`},
+		"none": {"neither a command nor a url: nothing to start"},
+	}
+	if len(got) != len(want) {
+		t.Errorf("entries %v", got)
+	}
+	for name, w := range want {
+		if !slices.Equal(got[name], w) {
+			t.Errorf("%s: warnings\n got %q\nwant %q", name, got[name], w)
+		}
+	}
+	if text := warningText(entries, warnings); strings.Contains(text, "MARKER") {
+		t.Errorf("a warning holds a value: %s", text)
+	}
+}

@@ -7,14 +7,17 @@ import "github.com/openprogram/mcpvisor/config"
 // Claude Code, Cursor, VS Code, Windsurf and Gemini CLI write them.
 type stdShape struct {
 	host    string            // for warnings
-	types   map[string]string // the host's "type" values → mcpvisor types
+	types   map[string]string // the host's "type" values → mcpvisor types; nil: it has no "type"
 	urlType string            // the type of a url entry with no "type"
 	urlKeys []string          // the keys that may hold the URL
 }
 
 // mapStd maps the common fields of f.
 func mapStd(f *fields, m *mapping, s stdShape) {
-	typ, hasType := f.str(m, "type")
+	typ, hasType := "", false
+	if s.types != nil {
+		typ, hasType = f.str(m, "type")
+	}
 	command, hasCommand := f.str(m, "command")
 	args, hasArgs := f.strs(m, "args")
 	url, hasURL := "", false

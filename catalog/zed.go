@@ -26,17 +26,15 @@ func mapZed(_ string, f *fields) *mapping {
 		f.ignore("settings", "enabled")
 		return m
 	}
-	cmd := f.take("command")
-	if nested, ok := newFields(cmd); ok { // the older form
+	// The older form nests the command; the newer one is mapStd's.
+	if nested, ok := newFields(f.raw["command"]); ok {
+		f.take("command")
 		mapZedCommand(m, nested)
 		if on, ok := f.boolean(m, "enabled"); ok && !on {
 			m.disabled("Zed")
 		}
 		m.unmappedIn("command", nested)
 	} else {
-		f.used["command"] = false // let mapStd read the string form
-	}
-	if m.cfg.Type == "" {
 		mapStd(f, m, stdShape{host: "Zed", types: stdioHTTPSSE(), urlType: config.TypeHTTP, urlKeys: []string{"url"}})
 	}
 	f.ignore("settings")
