@@ -11,8 +11,8 @@
 //
 // Config holds the host file's values as they are, secrets included: a
 // caller that answers a request masks it through the config package's view
-// first. Warnings never hold a value from a file, only field names, file
-// paths and positions.
+// first. Warnings never hold a value from a file: they name fields, quote
+// only names (of servers, types, VS Code inputs), and give positions.
 //
 // Files are read with bounds: a JSON file is walked as a token stream that
 // keeps only the keys that hold servers (a real ~/.claude.json can exceed
