@@ -1,0 +1,120 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/openprogram/mcpvisor/config"
+)
+
+// collector gathers the entries and warnings of one List call.
+type collector struct {
+	opts     Options
+	fs       *fileReader
+	entries  []Entry
+	warnings []SourceWarning
+}
+
+// warn records a problem with a whole file. msg never holds a file value.
+func (c *collector) warn(src Source, file, format string, args ...any) {
+	c.warnings = append(c.warnings, SourceWarning{Source: src, File: file, Message: fmt.Sprintf(format, args...)})
+}
+
+// add records the entry mapped from one host server.
+func (c *collector) add(src Source, file, name string, m *mapping) {
+	data, err := json.Marshal(m.cfg)
+	if err != nil { // cannot happen: the config holds only strings, ints and bools
+		c.warn(src, file, "server %q: cannot encode its mapped config", name)
+		return
+	}
+	warnings := m.warnings
+	if config.ValidateName(name) != nil {
+		warnings = append(warnings, fmt.Sprintf("the name %q is not a valid mcpvisor server name (letters, digits, '_' or '-', at most 64): apply it under another name", name))
+	}
+	c.entries = append(c.entries, Entry{
+		Source:   src,
+		File:     file,
+		Name:     name,
+		Config:   data,
+		Requires: m.cfg.requires(),
+		Warnings: warnings,
+	})
+}
+
+// mapper maps one host server entry.
+type mapper func(name string, f *fields) *mapping
+
+// jsonServers reads the servers at want in the JSON file at path (JSON
+// with comments when jsonc) and maps each with mapOne.
+func (c *collector) jsonServers(src Source, path string, jsonc bool, mapOne mapper, want ...keyPath) {
+	read := c.jsonFile
+	if jsonc {
+		read = c.jsoncFile
+	}
+	found, ok := read(src, path, want...)
+	if !ok {
+		return
+	}
+	for _, v := range found {
+		c.servers(src, path, v.value, mapOne)
+	}
+}
+
+// userAndProjectFiles is the user's file and the file at rel in each
+// project folder.
+func (c *collector) userAndProjectFiles(user string, rel ...string) []string {
+	files := []string{user}
+	for _, dir := range c.opts.Projects {
+		files = append(files, filepath.Join(append([]string{dir}, rel...)...))
+	}
+	return files
+}
+
+// servers decodes an object of server entries and maps each with mapOne.
+// An entry that is not an object is a warning for the file.
+func (c *collector) servers(src Source, file string, raw json.RawMessage, mapOne mapper) {
+	var all map[string]json.RawMessage
+	if isNullJSON(raw) {
+		return
+	}
+	if json.Unmarshal(raw, &all) != nil {
+		c.warn(src, file, "the servers are not a JSON object")
+		return
+	}
+	for name, v := range all {
+		f, ok := newFields(v)
+		if !ok {
+			c.warn(src, file, "server %q is not an object: skipped", name)
+			continue
+		}
+		m := mapOne(name, f)
+		m.unmapped(f)
+		c.add(src, file, name, m)
+	}
+}
+
+// serverValues maps servers that a YAML or TOML decoder produced, v being
+// the value of the key named key: each server goes through JSON so that
+// every host is mapped from one shape.
+func (c *collector) serverValues(src Source, file, key string, v any, mapOne mapper) {
+	if v == nil {
+		return
+	}
+	all, ok := v.(map[string]any)
+	if !ok {
+		c.warn(src, file, "%s does not map names to servers", key)
+		return
+	}
+	raw := make(map[string]json.RawMessage, len(all))
+	for name, v := range all {
+		data, err := json.Marshal(v)
+		if err != nil {
+			c.warn(src, file, "server %q cannot be read (a key that is not a string?): skipped", name)
+			continue
+		}
+		raw[name] = data
+	}
+	data, _ := json.Marshal(raw) // raw holds only valid JSON
+	c.servers(src, file, data, mapOne)
+}

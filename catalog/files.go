@@ -1,0 +1,122 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFileBytes is the largest file the catalog reads: a JSON file is
+// streamed, so only its server keys are held, but even a stream has to end.
+const MaxFileBytes = 256 << 20
+
+// MaxSettingsBytes is the largest JSONC, YAML or TOML file the catalog
+// reads. Those formats are parsed whole, and the settings files that hold
+// them are kilobytes.
+const MaxSettingsBytes = 16 << 20
+
+// fileReader opens host files under the allowed roots.
+type fileReader struct {
+	roots []string // the home and project folders, symlinks resolved
+}
+
+func newFileReader(opts Options) *fileReader {
+	r := &fileReader{}
+	for _, dir := range append([]string{opts.Home}, opts.Projects...) {
+		if dir == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			r.roots = append(r.roots, real)
+		}
+	}
+	return r
+}
+
+// errMissing reports a file that does not exist: no warning, it is the
+// usual case of a host that is not installed.
+var errMissing = errors.New("missing")
+
+// open opens path for reading if it is a regular file no larger than limit
+// that resolves inside an allowed root. The error is meant for a warning:
+// it names no file content.
+func (r *fileReader) open(path string, limit int64) (*os.File, error) {
+	if path == "" {
+		return nil, errMissing
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errMissing
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot resolve the path: %w", pathless(err))
+	}
+	if !r.inside(real) {
+		return nil, errors.New("it resolves outside the home directory and the project folders: not read")
+	}
+	// Stat before opening: opening a FIFO would block.
+	if st, err := os.Stat(real); err != nil {
+		return nil, fmt.Errorf("cannot stat it: %w", pathless(err))
+	} else if !st.Mode().IsRegular() {
+		return nil, errors.New("it is not a regular file: not read")
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open it: %w", pathless(err))
+	}
+	// Stat the open file too: what is read is what is checked.
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		err = fmt.Errorf("cannot stat it: %w", pathless(err))
+	case !st.Mode().IsRegular():
+		err = errors.New("it is not a regular file: not read")
+	case st.Size() > limit:
+		err = fmt.Errorf("it is %d bytes, over the limit of %d: not read", st.Size(), limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readAll reads a whole settings file of at most limit bytes.
+func (r *fileReader) readAll(path string, limit int64) ([]byte, error) {
+	f, err := r.open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it: %w", pathless(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("it grew over the limit of %d bytes while read: not read", limit)
+	}
+	return data, nil
+}
+
+func (r *fileReader) inside(path string) bool {
+	for _, root := range r.roots {
+		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathless drops the path from an *fs.PathError: the warning names the
+// file already.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

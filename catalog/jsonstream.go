@@ -1,0 +1,154 @@
+package catalog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// jsontext (the v2 JSON text layer, which Go ships as encoding/json/jsontext
+// under GOEXPERIMENT=jsonv2) is used for its SkipValue: it steps over a
+// value token by token without allocating it, so a 60 MB history costs a
+// read buffer, where encoding/json's Decoder.Token would allocate every
+// string of it.
+
+// keyPath is a path of object keys from the document's top; "*" matches
+// any key.
+type keyPath []string
+
+// found is the raw value at one matched path, with the actual keys.
+type found struct {
+	path  []string
+	value []byte
+}
+
+// walkJSON reads one JSON object from r and returns a copy of each value
+// whose key path matches one of want, skipping everything else without
+// building it. A later duplicate of a key wins, as in JavaScript hosts.
+func walkJSON(r io.Reader, want ...keyPath) ([]found, error) {
+	dec := jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if dec.PeekKind() != '{' {
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, syntaxError(dec, err)
+		}
+		return nil, errors.New("the top level is not a JSON object")
+	}
+	w := &walker{dec: dec, want: want}
+	if err := w.object(nil); err != nil {
+		return nil, err
+	}
+	// Anything but whitespace after the object is corruption.
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("data follows the top-level object")
+	}
+	return w.out, nil
+}
+
+type walker struct {
+	dec  *jsontext.Decoder
+	want []keyPath
+	out  []found
+}
+
+// object reads the object that starts at the next token; path is its own.
+func (w *walker) object(path []string) error {
+	if _, err := w.dec.ReadToken(); err != nil { // '{'
+		return syntaxError(w.dec, err)
+	}
+	for w.dec.PeekKind() != '}' {
+		name, err := w.dec.ReadToken()
+		if err != nil {
+			return syntaxError(w.dec, err)
+		}
+		sub := append(path[:len(path):len(path)], name.String())
+		match, prefix := w.match(sub)
+		switch {
+		case match:
+			v, err := w.dec.ReadValue()
+			if err != nil {
+				return syntaxError(w.dec, err)
+			}
+			w.keep(sub, bytes.Clone(v))
+		case prefix && w.dec.PeekKind() == '{':
+			if err := w.object(sub); err != nil {
+				return err
+			}
+		default:
+			if err := w.dec.SkipValue(); err != nil {
+				return syntaxError(w.dec, err)
+			}
+		}
+	}
+	if _, err := w.dec.ReadToken(); err != nil { // '}'
+		return syntaxError(w.dec, err)
+	}
+	return nil
+}
+
+func (w *walker) keep(path []string, v []byte) {
+	for i := range w.out {
+		if equalPath(w.out[i].path, path) {
+			w.out[i].value = v
+			return
+		}
+	}
+	w.out = append(w.out, found{path: path, value: v})
+}
+
+// match reports whether path is wanted, or is a strict prefix of a wanted
+// path.
+func (w *walker) match(path []string) (match, prefix bool) {
+	for _, p := range w.want {
+		if len(p) < len(path) {
+			continue
+		}
+		ok := true
+		for i, k := range path {
+			if p[i] != "*" && p[i] != k {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if len(p) == len(path) {
+				match = true
+			} else {
+				prefix = true
+			}
+		}
+	}
+	return match, prefix
+}
+
+func equalPath(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// syntaxError says where the JSON broke, by byte offset only: the decoder's
+// message may quote the file, and the file may hold secrets.
+func syntaxError(dec *jsontext.Decoder, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errors.New("it ends in the middle of the JSON")
+	}
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		return fmt.Errorf("it is not valid JSON (near byte %d)", se.ByteOffset)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) { // an I/O error from the file, not its content
+		return fmt.Errorf("cannot read it at byte %d: %w", dec.InputOffset(), pe.Err)
+	}
+	return fmt.Errorf("it is not valid JSON (near byte %d)", dec.InputOffset())
+}

@@ -1,0 +1,236 @@
+package catalog
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/openprogram/mcpvisor/config"
+)
+
+// serverConfig is the mapped entry in mcpvisor's storage form. The field
+// names are config's (see config/parse.go); "cwd" is the one the
+// references issue adds.
+type serverConfig struct {
+	Type                  string            `json:"type"`
+	Command               []string          `json:"command,omitempty"`
+	Cwd                   string            `json:"cwd,omitempty"`
+	Env                   map[string]string `json:"env,omitempty"`
+	URL                   string            `json:"url,omitempty"`
+	Headers               map[string]string `json:"headers,omitempty"`
+	Auth                  *authConfig       `json:"auth,omitempty"`
+	Enabled               *bool             `json:"enabled,omitempty"`
+	TimeoutSeconds        int               `json:"timeout_seconds,omitempty"`
+	ConnectTimeoutSeconds int               `json:"connect_timeout_seconds,omitempty"`
+	Tools                 *toolsConfig      `json:"tools,omitempty"`
+}
+
+type authConfig struct {
+	Kind         string   `json:"kind"`
+	Token        string   `json:"token,omitempty"`
+	ClientID     string   `json:"client_id,omitempty"`
+	ClientSecret string   `json:"client_secret,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+}
+
+type toolsConfig struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// mapping is a host entry being mapped: the config so far and what could
+// not be carried over.
+type mapping struct {
+	cfg      serverConfig
+	warnings []string
+	tr       dialect
+}
+
+func newMapping(tr dialect) *mapping {
+	return &mapping{tr: tr}
+}
+
+// warn records what could not be mapped. The text never holds a value.
+func (m *mapping) warn(format string, args ...any) {
+	m.warnings = append(m.warnings, fmt.Sprintf(format, args...))
+}
+
+// unmapped warns about the fields of f no mapper used.
+func (m *mapping) unmapped(f *fields) { m.unmappedIn("", f) }
+
+// unmappedIn warns about the fields no mapper used of f, the object at
+// field ("" for the entry itself).
+func (m *mapping) unmappedIn(field string, f *fields) {
+	rest := f.rest()
+	switch {
+	case len(rest) == 0:
+	case field == "":
+		m.warn("not mapped: %s", quoteKeys(rest))
+	default:
+		m.warn("%s: not mapped: %s", field, quoteKeys(rest))
+	}
+}
+
+// text translates one string of the host into mcpvisor's references.
+func (m *mapping) text(field, s string) string { return m.tr(m, field, s) }
+
+// local sets a stdio server from the host's command and args.
+func (m *mapping) local(command string, args []string) {
+	m.cfg.Type = config.TypeLocal
+	argv := append([]string{command}, args...)
+	m.cfg.Command = make([]string, len(argv))
+	for i, a := range argv {
+		m.cfg.Command[i] = m.text(fmt.Sprintf("command[%d]", i), a)
+	}
+}
+
+// remote sets an http or sse server.
+func (m *mapping) remote(typ, url string) {
+	m.cfg.Type = typ
+	m.cfg.URL = m.text("url", url)
+}
+
+// env merges variables, host text, into the env of a local server.
+func (m *mapping) env(vars map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		v := m.text("env."+k, vars[k])
+		if m.cfg.Env == nil {
+			m.cfg.Env = map[string]string{}
+		}
+		m.cfg.Env[k] = v
+	}
+}
+
+// headers merges request headers, host text, into the server's headers.
+func (m *mapping) headers(h map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		m.setHeaders(map[string]string{k: m.text("headers."+k, h[k])})
+	}
+}
+
+// setHeaders merges headers already in mcpvisor's form. Header names are
+// compared without case, as HTTP does and config requires: a later
+// spelling replaces an earlier one.
+func (m *mapping) setHeaders(h map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if h[k] == "" {
+			continue
+		}
+		if m.cfg.Headers == nil {
+			m.cfg.Headers = map[string]string{}
+		}
+		for old := range m.cfg.Headers {
+			if old != k && strings.EqualFold(old, k) {
+				delete(m.cfg.Headers, old)
+				m.warn("headers: %q and %q are one header; kept %q", old, k, k)
+			}
+		}
+		m.cfg.Headers[k] = h[k]
+	}
+}
+
+// setEnv merges variables already in mcpvisor's form.
+func (m *mapping) setEnv(vars map[string]string) {
+	for k, v := range vars {
+		if v == "" {
+			continue
+		}
+		if m.cfg.Env == nil {
+			m.cfg.Env = map[string]string{}
+		}
+		m.cfg.Env[k] = v
+	}
+}
+
+// oauthClient maps a host's pre-registered OAuth client, the object at
+// field, whose client id and secret are under idKey and secretKey; it
+// returns the object's fields for the host's own keys (scopes).
+func (m *mapping) oauthClient(field string, raw []byte, idKey, secretKey string) *fields {
+	o, ok := newFields(raw)
+	if !ok {
+		m.warn("%s is not an object: not mapped", field)
+		return nil
+	}
+	m.cfg.Auth = &authConfig{Kind: config.AuthOAuth}
+	if id, ok := o.str(m, idKey); ok {
+		m.cfg.Auth.ClientID = m.text(field+"."+idKey, id)
+	}
+	if secret, ok := o.str(m, secretKey); ok {
+		m.cfg.Auth.ClientSecret = m.text(field+"."+secretKey, secret)
+	}
+	return o
+}
+
+// cwd sets the working directory of a local server.
+func (m *mapping) cwd(dir string) { m.cfg.Cwd = m.text("cwd", dir) }
+
+// disabled records a host's off switch: the entry is imported disabled.
+func (m *mapping) disabled(host string) {
+	off := false
+	m.cfg.Enabled = &off
+	m.warn("disabled in %s: imported with enabled false", host)
+}
+
+// seconds converts a host timeout to whole seconds within mcpvisor's
+// bounds (1 to config.MaxTimeoutSeconds), warning when it had to change it.
+func (m *mapping) seconds(field string, v float64) int {
+	n := int(math.Ceil(v))
+	switch {
+	case v <= 0 || math.IsNaN(v):
+		m.warn("%s is not positive: not mapped", field)
+		return 0
+	case n > config.MaxTimeoutSeconds:
+		m.warn("%s is over mcpvisor's %d seconds: capped", field, config.MaxTimeoutSeconds)
+		return config.MaxTimeoutSeconds
+	case float64(n) != v:
+		m.warn("%s rounded up to %d seconds", field, n)
+	}
+	return n
+}
+
+// requires lists the variables the config refers to with no default.
+func (c serverConfig) requires() []string {
+	var vals []string
+	vals = append(vals, c.Command...)
+	vals = append(vals, c.Cwd, c.URL)
+	for _, v := range c.Env {
+		vals = append(vals, v)
+	}
+	for _, v := range c.Headers {
+		vals = append(vals, v)
+	}
+	if c.Auth != nil {
+		vals = append(vals, c.Auth.Token, c.Auth.ClientID, c.Auth.ClientSecret)
+	}
+	var out []string
+	for _, v := range vals {
+		out = append(out, referencedVariables(v)...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// referencedVariables returns the variables s refers to in K1 syntax
+// without a default.
+func referencedVariables(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "$${"):
+			i += 2
+		case strings.HasPrefix(s[i:], "${"):
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return out
+			}
+			body := strings.TrimPrefix(s[i+2:i+end], "env:")
+			if reVarName.MatchString(body) {
+				out = append(out, body)
+			}
+			i += end
+		}
+	}
+	return out
+}

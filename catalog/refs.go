@@ -1,0 +1,160 @@
+package catalog
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A dialect translates one string of a host file into mcpvisor's
+// reference syntax (K1): `${VAR}`, `${VAR:-default}`, `${env:VAR}`, with
+// `$${` for a literal `${`. field names the value in warnings.
+type dialect func(m *mapping, field, s string) string
+
+// Patterns of the hosts' reference syntaxes. Compiled regexps are safe for
+// concurrent use and never change.
+var (
+	reBraces   = regexp.MustCompile(`\$\{([^}]*)\}`)                     // ${...}
+	reGemini   = regexp.MustCompile(`\$(?:([A-Za-z0-9_]+)|\{([^}]+)\})`) // $VAR, ${VAR}
+	reOpencode = regexp.MustCompile(`\{(env|file):([^}]*)\}`)            // {env:VAR}, {file:path}
+	reVarName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	reShellRef = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(:-.*)?$`)
+)
+
+// escapeLiteral writes text that is literal in the host so that mcpvisor
+// reads it literally too.
+func escapeLiteral(s string) string {
+	return strings.ReplaceAll(s, "${", "$${")
+}
+
+// rewrite translates s: the text between matches of re is literal, and each
+// match becomes what ref returns, or stays literal when ref says so.
+func rewrite(m *mapping, field, s string, re *regexp.Regexp, ref func(sub []string) (string, bool)) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(escapeLiteral(s[last:loc[0]]))
+		sub := make([]string, len(loc)/2)
+		for i := range sub {
+			if loc[2*i] >= 0 {
+				sub[i] = s[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		frag, ok := ref(sub)
+		if !ok {
+			frag = escapeLiteral(sub[0])
+		} else if strings.HasSuffix(b.String(), "$") {
+			// "$" then "${" reads as the escape "$${": no exact form.
+			m.warn("%s: a \"$\" right before a reference cannot be written exactly; check the value", field)
+		}
+		b.WriteString(frag)
+		last = loc[1]
+	}
+	b.WriteString(escapeLiteral(s[last:]))
+	return b.String()
+}
+
+// literalDialect is a host that expands nothing (Claude Desktop, Zed,
+// Codex, goose): every `${` is literal.
+func literalDialect(_ *mapping, _ string, s string) string { return escapeLiteral(s) }
+
+// shellDialect is Claude Code's: `${VAR}` and `${VAR:-default}`, which
+// mcpvisor reads the same way.
+func shellDialect(m *mapping, field, s string) string {
+	return rewrite(m, field, s, reBraces, func(sub []string) (string, bool) {
+		return sub[0], reShellRef.MatchString(sub[1])
+	})
+}
+
+// geminiDialect is Gemini CLI's: `$VAR` and `${VAR}`.
+func geminiDialect(m *mapping, field, s string) string {
+	return rewrite(m, field, s, reGemini, func(sub []string) (string, bool) {
+		name := sub[1] + sub[2]
+		if !reVarName.MatchString(name) {
+			return "", false
+		}
+		return "${" + name + "}", true
+	})
+}
+
+// opencodeDialect is opencode's `{env:VAR}`; `{file:path}` cannot be
+// carried.
+func opencodeDialect(m *mapping, field, s string) string {
+	return rewrite(m, field, s, reOpencode, func(sub []string) (string, bool) {
+		if sub[1] == "env" && reVarName.MatchString(sub[2]) {
+			return "${" + sub[2] + "}", true
+		}
+		if sub[1] == "file" {
+			m.warn("%s: opencode reads part of it from a file ({file:...}), which mcpvisor cannot: kept literal, replace it", field)
+		}
+		return "", false
+	})
+}
+
+// editorVars are the values of the predefined variables of VS Code-style
+// hosts (VS Code, Cursor, Windsurf) for one file.
+type editorVars struct {
+	host      string // for warnings
+	home      string
+	workspace string // "" for a user file
+	sep       string
+}
+
+// dialect returns the translation of `${env:VAR}`, `${input:ID}`,
+// `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`,
+// `${pathSeparator}` and `${/}`; what is left is kept literal with a
+// warning.
+func (v editorVars) dialect() dialect {
+	return func(m *mapping, field, s string) string {
+		return rewrite(m, field, s, reBraces, func(sub []string) (string, bool) {
+			body := sub[1]
+			kind, arg, _ := strings.Cut(body, ":")
+			switch {
+			case kind == "env" && reVarName.MatchString(arg):
+				return "${env:" + arg + "}", true
+			case kind == "input":
+				name := inputVariable(arg)
+				m.warn("%s: %s prompts for input %q; mcpvisor reads it from the environment variable %s instead", field, v.host, arg, name)
+				return "${" + name + "}", true
+			case body == "userHome" && v.home != "":
+				return escapeLiteral(v.home), true
+			case (body == "workspaceFolder" || body == "workspaceRoot") && v.workspace != "":
+				return escapeLiteral(v.workspace), true
+			case body == "workspaceFolderBasename" && v.workspace != "":
+				return escapeLiteral(lastElem(v.workspace)), true
+			case body == "pathSeparator" || body == "/":
+				return v.sep, true
+			case kind == "file":
+				m.warn("%s: %s reads part of it from a file (${file:...}), which mcpvisor cannot: kept literal, replace it", field, v.host)
+			default:
+				m.warn("%s: a %s variable mcpvisor does not know is kept literal", field, v.host)
+			}
+			return "", false
+		})
+	}
+}
+
+// inputVariable names the environment variable that stands for a prompted
+// input: its id in upper case, other characters as '_'.
+func inputVariable(id string) string {
+	var b strings.Builder
+	for i, r := range strings.ToUpper(id) {
+		switch {
+		case 'A' <= r && r <= 'Z' || r == '_' || '0' <= r && r <= '9' && i > 0:
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "INPUT"
+	}
+	return b.String()
+}
+
+func lastElem(p string) string {
+	p = strings.TrimRight(p, `/\`)
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

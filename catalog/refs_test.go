@@ -1,0 +1,133 @@
+package catalog
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestDialects(t *testing.T) {
+	user := editorVars{host: "VS Code", home: "/home/u", sep: "/"}.dialect()
+	project := editorVars{host: "Cursor", home: "/home/u", workspace: "/work/app", sep: `\`}.dialect()
+	for _, c := range []struct {
+		name     string
+		d        dialect
+		in, out  string
+		warnings int
+	}{
+		{"literal keeps ${ literal", literalDialect, "${HOME}/x and $${y}", "$${HOME}/x and $$${y}", 0},
+		{"literal keeps $ alone", literalDialect, "pa$$w0rd $HOME", "pa$$w0rd $HOME", 0},
+		{"claude code var", shellDialect, "${API_TOKEN}", "${API_TOKEN}", 0},
+		{"claude code default", shellDialect, "${PORT:-8080}/x", "${PORT:-8080}/x", 0},
+		{"claude code not a var", shellDialect, "${not a var}", "$${not a var}", 0},
+		{"claude code $ before ref", shellDialect, "$${A}", "$${A}", 1},
+		{"gemini $VAR", geminiDialect, "Bearer $TOKEN", "Bearer ${TOKEN}", 0},
+		{"gemini ${VAR}", geminiDialect, "${TOKEN}-x", "${TOKEN}-x", 0},
+		{"gemini default is literal", geminiDialect, "${A:-b}", "$${A:-b}", 0},
+		{"gemini lone $", geminiDialect, "cost $ 5", "cost $ 5", 0},
+		{"opencode env", opencodeDialect, "Bearer {env:KEY}", "Bearer ${KEY}", 0},
+		{"opencode file", opencodeDialect, "{file:~/.key}", "{file:~/.key}", 1},
+		{"opencode literal ${", opencodeDialect, "${KEY}", "$${KEY}", 0},
+		{"editor env", user, "${env:KEY}", "${env:KEY}", 0},
+		{"editor input", user, "Bearer ${input:github-token}", "Bearer ${GITHUB_TOKEN}", 1},
+		{"editor userHome", user, "${userHome}/bin", "/home/u/bin", 0},
+		{"editor workspace in a user file", user, "${workspaceFolder}/x", "$${workspaceFolder}/x", 1},
+		{"editor workspace", project, "${workspaceFolder}${pathSeparator}${workspaceFolderBasename}${/}", `/work/app\app\`, 0},
+		{"editor unknown", project, "${command:pick}", "$${command:pick}", 1},
+		{"editor file", project, "${file:/k}", "$${file:/k}", 1},
+	} {
+		m := newMapping(c.d)
+		if got := m.text("f", c.in); got != c.out || len(m.warnings) != c.warnings {
+			t.Errorf("%s: %q → %q with %q, want %q with %d warnings", c.name, c.in, got, m.warnings, c.out, c.warnings)
+		}
+	}
+}
+
+func TestReferencedVariables(t *testing.T) {
+	got := referencedVariables("${A} $${B} ${C:-x} ${env:D} ${input:e} ${E")
+	if want := []string{"A", "D"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestInputVariable(t *testing.T) {
+	for in, want := range map[string]string{"github-token": "GITHUB_TOKEN", "api_key": "API_KEY", "1st": "_ST", "": "INPUT"} {
+		if got := inputVariable(in); got != want {
+			t.Errorf("inputVariable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The per-OS folders of Claude Desktop, VS Code, goose and Zed.
+func TestPerOSFolders(t *testing.T) {
+	for goos, files := range map[string]map[Source]string{
+		"darwin": {
+			SourceClaudeDesktop: "Library/Application Support/Claude/claude_desktop_config.json",
+			SourceVSCode:        "Library/Application Support/Code/User/mcp.json",
+			SourceGoose:         ".config/goose/config.yaml",
+			SourceZed:           ".config/zed/settings.json",
+		},
+		"windows": {
+			SourceClaudeDesktop: "AppData/Roaming/Claude/claude_desktop_config.json",
+			SourceVSCode:        "AppData/Roaming/Code/User/mcp.json",
+			SourceGoose:         "AppData/Roaming/Block/goose/config/config.yaml",
+			SourceZed:           "AppData/Roaming/Zed/settings.json",
+		},
+		"linux": {
+			SourceClaudeDesktop: ".config/Claude/claude_desktop_config.json",
+			SourceVSCode:        ".config/Code/User/mcp.json",
+			SourceGoose:         ".config/goose/config.yaml",
+			SourceZed:           ".config/zed/settings.json",
+		},
+	} {
+		home := t.TempDir()
+		for src, rel := range files {
+			writeFile(t, home, rel, map[Source]string{
+				SourceClaudeDesktop: `{"mcpServers": {"s": {"command": "x"}}}`,
+				SourceVSCode:        `{"servers": {"s": {"command": "x"}}}`,
+				SourceGoose:         "extensions:\n  s:\n    type: stdio\n    cmd: x\n",
+				SourceZed:           `{"context_servers": {"s": {"command": "x"}}}`,
+			}[src])
+		}
+		entries, warnings := List(Options{Home: home, GOOS: goos})
+		if len(warnings) != 0 {
+			t.Fatal(warnings)
+		}
+		got := map[Source]string{}
+		for _, e := range hostEntries(entries) {
+			got[e.Source] = e.File
+		}
+		for src, rel := range files {
+			if want := home + "/" + rel; got[src] != want {
+				t.Errorf("%s %s: read %q, want %q", goos, src, got[src], want)
+			}
+		}
+		if len(got) != len(files) {
+			t.Errorf("%s: %d sources, want %d", goos, len(got), len(files))
+		}
+	}
+}
+
+// Entries are sorted by source, file and name, whatever the files' order.
+func TestEntriesAreSorted(t *testing.T) {
+	home, project := fakeMachine(t)
+	entries, _ := List(Options{Home: home, Projects: []string{project}, GOOS: "linux"})
+	if !slices.IsSortedFunc(entries, compareEntries) {
+		t.Error("not sorted")
+	}
+	again, _ := List(Options{Home: home, Projects: []string{project}, GOOS: "linux"})
+	for i := range entries {
+		if string(entries[i].Config) != string(again[i].Config) {
+			t.Fatalf("entry %d differs between two listings", i)
+		}
+	}
+}
+
+// Two spellings of one header would make config refuse the entry: the
+// later one is kept, with a warning.
+func TestHeaderSpellingsAreOneHeader(t *testing.T) {
+	m := newMapping(literalDialect)
+	m.headers(map[string]string{"authorization": "a", "Authorization": "b", "X-Key": "c"})
+	if len(m.cfg.Headers) != 2 || m.cfg.Headers["authorization"] != "a" || m.cfg.Headers["X-Key"] != "c" || len(m.warnings) != 1 {
+		t.Errorf("headers %v, warnings %q", m.cfg.Headers, m.warnings)
+	}
+}

@@ -1,0 +1,19 @@
+package catalog
+
+import "github.com/openprogram/mcpvisor/config"
+
+// Windsurf: ~/.codeium/windsurf/mcp_config.json, {"mcpServers": {NAME:
+// ...}}: "command", "args", "env" for a local server, "serverUrl" (or
+// "url") and "headers" for a remote one (Streamable HTTP or SSE),
+// "disabled", "disabledTools". `${env:VAR}` and `${file:PATH}` are
+// expanded in command, args, env, serverUrl, url and headers.
+func readWindsurf(c *collector) {
+	readEditorFile(c, SourceWindsurf, "Windsurf", join(c.opts.Home, ".codeium", "windsurf", "mcp_config.json"), "", mapWindsurf, keyPath{"mcpServers"})
+}
+
+func mapWindsurf(m *mapping, f *fields) {
+	mapStd(f, m, stdShape{host: "Windsurf", types: stdioHTTPSSE(), urlType: config.TypeHTTP, urlKeys: []string{"serverUrl", "url"}})
+	if deny, ok := f.strs(m, "disabledTools"); ok && len(deny) > 0 {
+		m.cfg.Tools = &toolsConfig{Deny: deny}
+	}
+}
