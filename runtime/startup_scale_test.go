@@ -29,9 +29,9 @@ func manyDisabled(n int, live config.Server) []config.Server {
 
 // TestStartupTenThousandEntries: with 10 000 disabled entries ahead of a
 // live server, the management API answers while startup runs, the live
-// server becomes ready and Shutdown completes, each within seconds (the
-// bounds are generous for a loaded machine; before the fix each turn read
-// and parsed the whole file and startup took minutes).
+// server becomes ready and Shutdown completes, each within a bound generous
+// for a loaded machine (before the fix each turn read and parsed the whole
+// file and startup took minutes; the figures are BenchmarkStartup10k's).
 func TestStartupTenThousandEntries(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, manyDisabled(10_000, exampleServer("live"))...)
@@ -51,10 +51,9 @@ func TestStartupTenThousandEntries(t *testing.T) {
 	if _, err := rt.Server("off09999"); err != nil {
 		t.Fatalf("Server during startup: %v", err)
 	}
+	// How soon is BenchmarkStartup10k's to measure; the 30 s bound of ctx
+	// only tells a quadratic startup (minutes) from a loaded machine.
 	t.Logf("API answered after %v", time.Since(began))
-	if took := time.Since(began); took > 15*time.Second {
-		t.Errorf("the API answered %v after Start; want seconds", took)
-	}
 
 	rt.awaitServer(t, "live", 30*time.Second, "ready", func(s status.State, _ int) bool {
 		if s != status.Ready && s != status.Starting {
