@@ -153,8 +153,8 @@ func showRecovery(ctx context.Context, out io.Writer, rt *runtime.Runtime, name 
 	}
 	fmt.Fprintf(out, "\nrecovery:\n  killed the server process (pid %d) with SIGKILL\n", before.PID)
 	var (
-		sawBackoff, sawEvent, sawTools bool
-		back                           time.Time // when status said it is back
+		sawBackoff, sawEvent bool
+		back                 time.Time // when status said it is back
 	)
 	for {
 		// An event is printed the moment it comes; between events (at
@@ -165,7 +165,6 @@ func showRecovery(ctx context.Context, out io.Writer, rt *runtime.Runtime, name 
 		switch {
 		case err == nil:
 			sawEvent = true
-			sawTools = sawTools || e.Type() == events.TypeToolsChanged
 			fmt.Fprintf(out, "  event %s\n", e)
 		case ctx.Err() != nil:
 			st, _ := serverStatus(rt, name)
@@ -182,9 +181,11 @@ func showRecovery(ctx context.Context, out io.Writer, rt *runtime.Runtime, name 
 			back = time.Now()
 			fmt.Fprintf(out, "  back: state %s, pid %d, restarts=%d, %d tools\n", st.State, st.PID, st.Restarts, len(rt.Tools()))
 		}
-		// Once back, the tour goes on when the new tools were announced,
-		// or at once when no event came at all, or after a second.
-		if !back.IsZero() && (sawTools || !sawEvent || time.Since(back) > time.Second) {
+		// Once back, the tour goes on when the new session's tools are
+		// registered (ready comes just before them; the tools_changed of
+		// the loss does not count), or at once when no event came at all,
+		// or after a second.
+		if !back.IsZero() && (len(rt.Registry().ServerTools(name)) > 0 || !sawEvent || time.Since(back) > time.Second) {
 			res, err := rt.CallTool(ctx, name+"__echo", map[string]any{"text": "still here"})
 			if err != nil {
 				return err
