@@ -46,6 +46,7 @@ const maxBodyBytes = 1 << 20
 //	GET    /api/mcp/catalog                  {"entries": [...], "warnings": [...]} (CatalogList)
 //	GET    /api/mcp/catalog/diff?source=S    {"servers": [{"source", "file", "name", "status", "fields"}], "warnings"}
 //	POST   /api/mcp/catalog/diff             {"entries": [{"name", "config"}]} or {"format", "content"} → the same
+//	POST   /api/mcp/catalog/apply            {"entries": [{"source", "file", "name", "as", "config"}]} → {"results": [...]}
 //
 // The debug routes are not part of it: see DebugHandler.
 //
@@ -98,6 +99,7 @@ func (r *Runtime) Handler() http.Handler {
 	handle("GET /api/mcp/catalog", r.handleCatalog)
 	handle("GET /api/mcp/catalog/diff", r.handleCatalogSourceDiff)
 	handle("POST /api/mcp/catalog/diff", r.handleCatalogDiff)
+	handle("POST /api/mcp/catalog/apply", r.handleCatalogApply)
 	mux.Handle("GET /api/mcp/events", apiHandler{h: r.handleEvents, log: r.logAPIError}) // long-lived: deadlines per frame
 	return r.guarded(mux)
 }

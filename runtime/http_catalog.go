@@ -88,3 +88,29 @@ func inEntry(err error, i int) error {
 	}
 	return err
 }
+
+func (r *Runtime) handleCatalogApply(w http.ResponseWriter, req *http.Request) error {
+	body, err := readBody(w, req)
+	if err != nil {
+		return err
+	}
+	var raws []json.RawMessage
+	if err := decodeFields(body, map[string]any{"entries": &raws}); err != nil {
+		return err
+	}
+	if len(raws) == 0 {
+		return &apiError{Status: http.StatusBadRequest, Field: "entries", Message: `"entries" is missing or empty: the catalog entries to add`}
+	}
+	entries := make([]ApplyEntry, len(raws))
+	for i, raw := range raws {
+		e := &entries[i]
+		if err := decodeFields(raw, map[string]any{"source": &e.Source, "file": &e.File, "name": &e.Name, "as": &e.As, "config": &e.Config}); err != nil {
+			return inEntry(err, i)
+		}
+	}
+	res, err := r.ApplyCatalog(req.Context(), entries)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
