@@ -108,7 +108,7 @@ func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEn
 		return refuse(err)
 	}
 	res.File = entry.File
-	s, err := applied(entry, res.Server, e.Config)
+	s, err := CatalogServer(entry, res.Server, e.Config)
 	if err != nil {
 		return refuse(err)
 	}
@@ -156,9 +156,11 @@ func pickEntry(found []catalog.Entry, e ApplyEntry) (catalog.Entry, error) {
 	}
 }
 
-// applied is the server an entry becomes under name, with overlay laid
-// over it as a PATCH, validated.
-func applied(entry catalog.Entry, name string, overlay json.RawMessage) (config.Server, error) {
+// CatalogServer is the server a catalog entry becomes under name, with
+// overlay (if any) laid over its config as a PATCH body, validated as
+// AddServer validates. The error is a *config.FieldError naming the
+// field ("as" for a name mcpvisor does not accept).
+func CatalogServer(entry catalog.Entry, name string, overlay json.RawMessage) (config.Server, error) {
 	s, err := entryServer(name, entry.Config)
 	if err != nil {
 		return config.Server{}, err

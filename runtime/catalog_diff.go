@@ -117,18 +117,13 @@ func (r *Runtime) candidateEntries(c Candidate) ([]catalog.Entry, []catalog.Sour
 		return out, nil, nil
 	case c.Format == "mcpvisor":
 		f, err := config.Parse([]byte(c.Content))
-		if err != nil {
-			return nil, nil, &config.FieldError{Field: "content", Message: "the mcpvisor file does not parse: " + err.Error()}
-		}
-		out := make([]catalog.Entry, 0, len(f.Servers))
-		for _, s := range f.Servers {
-			raw, err := storageForm(s)
-			if err != nil {
-				return nil, nil, &config.FieldError{Field: "content", Message: err.Error()}
+		if err == nil {
+			var out []catalog.Entry
+			if out, err = FileEntries(f, candidateLabel); err == nil {
+				return out, nil, nil
 			}
-			out = append(out, catalog.Entry{File: candidateLabel, Name: s.Name, Config: raw})
 		}
-		return out, nil, nil
+		return nil, nil, &config.FieldError{Field: "content", Message: "the mcpvisor file does not parse: " + err.Error()}
 	case c.Format == "" || c.Format == string(catalog.SourceBuiltin) || !slices.Contains(catalog.Sources(), catalog.Source(c.Format)):
 		return nil, nil, &config.FieldError{Field: "format", Message: fmt.Sprintf(`want "entries", or "format" and "content" with format "mcpvisor" or a host: %v`, catalog.Sources()[1:])}
 	default:
@@ -138,7 +133,13 @@ func (r *Runtime) candidateEntries(c Candidate) ([]catalog.Entry, []catalog.Sour
 }
 
 func (r *Runtime) diffEntries(entries []catalog.Entry, warnings []catalog.SourceWarning) CatalogDiff {
-	current := r.config.Load()
+	return DiffCatalog(r.config.Load(), entries, warnings)
+}
+
+// DiffCatalog diffs catalog entries against current, a config file, as
+// the runtime's diffs do against its own config; warnings are passed
+// through. It reads nothing: `demo import` uses it on a file at rest.
+func DiffCatalog(current *config.File, entries []catalog.Entry, warnings []catalog.SourceWarning) CatalogDiff {
 	out := CatalogDiff{Servers: make([]DiffServer, 0, len(entries)), Warnings: nonNil(warnings)}
 	for _, e := range entries {
 		row := DiffServer{Source: e.Source, File: e.File, Name: e.Name, Fields: []string{}}
@@ -207,13 +208,22 @@ func changedFields(a, b config.Server) ([]string, error) {
 	return nonNil(out), nil
 }
 
-// storageForm is the entry of s as the file holds it.
-func storageForm(s config.Server) (json.RawMessage, error) {
-	fields, err := storageFields(s)
-	if err != nil {
-		return nil, err
+// FileEntries are the servers of an mcpvisor config file as catalog
+// entries of no source, File being label: a candidate to diff or import.
+func FileEntries(f *config.File, label string) ([]catalog.Entry, error) {
+	out := make([]catalog.Entry, 0, len(f.Servers))
+	for _, s := range f.Servers {
+		fields, err := storageFields(s)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(fields)
+		if err != nil {
+			return nil, fmt.Errorf("encoding server %q: %w", s.Name, err)
+		}
+		out = append(out, catalog.Entry{File: label, Name: s.Name, Config: raw})
 	}
-	return json.Marshal(fields)
+	return out, nil
 }
 
 // storageFields is the entry of s in the file, field by field.

@@ -337,6 +337,11 @@ func (o *Options) shutdownBound() time.Duration {
 	return mcpconn.StopBound(o.StopGrace) + 3*time.Second
 }
 
+// ResolveStateDir returns the state directory o names, resolved now as
+// Start would resolve it (StateDir, else the defaults written there). A
+// tool that edits the config file at rest (demo import) uses it.
+func (o Options) ResolveStateDir() (string, error) { return o.stateDir() }
+
 // stateDir resolves the state directory now.
 func (o *Options) stateDir() (string, error) {
 	if o.StateDir != "" {
