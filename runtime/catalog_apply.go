@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/openprogram/mcpvisor/catalog"
 	"github.com/openprogram/mcpvisor/config"
@@ -44,7 +45,23 @@ const (
 	// ApplyConflict: a server of that name is configured already; nothing
 	// was changed (apply it with "as").
 	ApplyConflict = "conflict"
+	// ApplySkipped: the request ended (its context was cancelled or its
+	// deadline passed) before this entry was tried; nothing was changed.
+	ApplySkipped = "skipped"
+	// ApplyUnknown: the entry was handed to the manager, which did not
+	// answer within applyAnswerWait; it may have been added (list the
+	// servers to see).
+	ApplyUnknown = "unknown"
 )
+
+// MaxApplyEntries bounds the entries of one apply (and of one POST diff's
+// "entries"): each is a save of the config file, one after another.
+const MaxApplyEntries = 100
+
+// applyAnswerWait bounds the wait for the manager's answer to an entry
+// already handed to it, after the request's context ended: the manager
+// saves and answers at once, so the outcome is known rather than guessed.
+const applyAnswerWait = 30 * time.Second
 
 // ApplyResult says what happened to one ApplyEntry. Server is the name it
 // was (or would have been) added under.
@@ -67,9 +84,16 @@ type CatalogApply struct {
 
 // ApplyCatalog adds the entries, in order, each as AddServer would. The
 // catalog is read once, for the sources named. It fails as a whole only
-// when the catalog cannot be read (ctx); every other problem is the
-// result of its own entry.
+// when there are more than MaxApplyEntries entries (a *config.FieldError
+// on "entries") or the catalog cannot be read (ctx); every other problem
+// is the result of its own entry. Once ctx ends, the entries not yet
+// tried are ApplySkipped; one already handed to the manager is waited
+// for (at most applyAnswerWait), so that a result never says "refused"
+// for an entry that was added.
 func (r *Runtime) ApplyCatalog(ctx context.Context, entries []ApplyEntry) (CatalogApply, error) {
+	if err := checkEntryCount(len(entries)); err != nil {
+		return CatalogApply{}, err
+	}
 	var sources []catalog.Source
 	for _, e := range entries {
 		if slices.Contains(catalog.Sources(), e.Source) && !slices.Contains(sources, e.Source) {
@@ -85,16 +109,35 @@ func (r *Runtime) ApplyCatalog(ctx context.Context, entries []ApplyEntry) (Catal
 	}
 	out := CatalogApply{Results: make([]ApplyResult, 0, len(entries))}
 	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			res := newApplyResult(e)
+			res.Status, res.Error = ApplySkipped, "not tried: "+err.Error()
+			out.Results = append(out.Results, res)
+			continue
+		}
 		out.Results = append(out.Results, r.applyOne(ctx, found, e))
 	}
 	return out, nil
 }
 
-func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEntry) ApplyResult {
+// checkEntryCount refuses more than MaxApplyEntries entries.
+func checkEntryCount(n int) error {
+	if n > MaxApplyEntries {
+		return &config.FieldError{Field: "entries", Message: fmt.Sprintf(`%d entries: at most %d in one request`, n, MaxApplyEntries)}
+	}
+	return nil
+}
+
+func newApplyResult(e ApplyEntry) ApplyResult {
 	res := ApplyResult{Source: e.Source, File: e.File, Name: e.Name, Server: e.Name}
 	if e.As != "" {
 		res.Server = e.As
 	}
+	return res
+}
+
+func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEntry) ApplyResult {
+	res := newApplyResult(e)
 	refuse := func(err error) ApplyResult {
 		res.Status, res.Error = ApplyRefused, err.Error()
 		var fe *config.FieldError
@@ -112,8 +155,14 @@ func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEn
 	if err != nil {
 		return refuse(err)
 	}
-	added, err := r.AddServer(ctx, s)
+	// The request's ctx was live a moment ago; from here on the outcome
+	// is the manager's answer, not the request's end.
+	wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyAnswerWait)
+	defer cancel()
+	added, err := r.AddServer(wait, s)
 	switch {
+	case errors.Is(err, context.DeadlineExceeded) && wait.Err() != nil:
+		res.Status, res.Error = ApplyUnknown, fmt.Sprintf("the manager did not answer within %v: the server may have been added", applyAnswerWait)
 	case errors.Is(err, ErrServerExists):
 		res.Status, res.Error = ApplyConflict, err.Error()
 	case err != nil:

@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openprogram/mcpvisor/config"
@@ -106,4 +109,83 @@ func TestCatalogApplyBadRequest(t *testing.T) {
 	if len(rt.config.Load().Servers) != 0 {
 		t.Error("a refused request added a server")
 	}
+}
+
+// A request that ends part-way through an apply: the entries not yet
+// tried are skipped and absent from the config; the one handed to the
+// manager is reported by its outcome (added), never as refused.
+func TestCatalogApplyContextEnds(t *testing.T) {
+	rt, _ := startCatalog(t)
+	ctx := &endsAfter{Context: context.Background(), done: make(chan struct{})}
+	close(ctx.done)
+	ctx.live.Store(3) // readCatalog's two checks and the first entry's
+	var entries []ApplyEntry
+	for _, as := range []string{"a1", "a2", "a3"} {
+		entries = append(entries, ApplyEntry{Source: "claude-code", Name: "beta", As: as})
+	}
+	res, err := rt.ApplyCatalog(ctx, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ApplyAdded, ApplySkipped, ApplySkipped}
+	for i, r := range res.Results {
+		_, configured := rt.config.Load().Get(r.Server)
+		if r.Status != want[i] || configured != (r.Status == ApplyAdded) {
+			t.Errorf("%s: %+v, configured %v; want %s", r.Server, r, configured, want[i])
+		}
+	}
+}
+
+// An operation whose context has ended is not sent to the manager: the
+// add that follows it, answered in order, finds it absent.
+func TestAddServerEndedContextSendsNothing(t *testing.T) {
+	rt, _ := startCatalog(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := rt.AddServer(ctx, exampleServer("never")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AddServer with an ended context: %v", err)
+	}
+	if _, err := rt.AddServer(context.Background(), exampleServer("after")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rt.config.Load().Get("never"); ok {
+		t.Error("the add of an ended context was carried out")
+	}
+}
+
+// More than MaxApplyEntries entries are refused as a whole, naming
+// "entries", by apply and by POST diff.
+func TestCatalogEntriesCap(t *testing.T) {
+	_, api := startCatalog(t)
+	var apply, diff []string
+	for range MaxApplyEntries + 1 {
+		apply = append(apply, `{"source": "builtin", "name": "fetch"}`)
+		diff = append(diff, `{"name": "x", "config": {"command": ["x"]}}`)
+	}
+	for path, body := range map[string]string{
+		"/api/mcp/catalog/apply": `{"entries": [` + strings.Join(apply, ",") + `]}`,
+		"/api/mcp/catalog/diff":  `{"entries": [` + strings.Join(diff, ",") + `]}`,
+	} {
+		if e := api.do("POST", path, body).want(t, http.StatusBadRequest).apiError(t); e.Field != "entries" {
+			t.Errorf("%s: field %q, want entries", path, e.Field)
+		}
+	}
+}
+
+// endsAfter is a context whose Done is closed from the start and whose
+// Err turns non-nil after live calls: the deadline passes while an apply
+// runs, at a point the test chooses.
+type endsAfter struct {
+	context.Context
+	live atomic.Int32
+	done chan struct{}
+}
+
+func (c *endsAfter) Done() <-chan struct{} { return c.done }
+
+func (c *endsAfter) Err() error {
+	if c.live.Add(-1) < 0 {
+		return context.DeadlineExceeded
+	}
+	return nil
 }

@@ -92,8 +92,12 @@ type CandidateEntry struct {
 // candidateLabel is the File of a candidate's rows.
 const candidateLabel = "candidate"
 
-// DiffCandidate diffs a candidate against the current config.
+// DiffCandidate diffs a candidate against the current config. At most
+// MaxApplyEntries entries are taken (a *config.FieldError on "entries").
 func (r *Runtime) DiffCandidate(ctx context.Context, c Candidate) (CatalogDiff, error) {
+	if err := checkEntryCount(len(c.Entries)); err != nil {
+		return CatalogDiff{}, err
+	}
 	entries, warnings, err := r.candidateEntries(c)
 	if err != nil {
 		return CatalogDiff{}, err

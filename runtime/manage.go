@@ -247,15 +247,20 @@ func (r *Runtime) operate(ctx context.Context, build func(chan<- error) messages
 	return err
 }
 
-// ask sends msg to the manager and waits for one value on reply. The
-// manager answers every operation exactly once, without blocking (reply
-// has room for it).
+// ask sends msg to the manager, unless ctx has ended, and waits for one
+// value on reply. The manager answers every operation exactly once,
+// without blocking (reply has room for it).
 func ask[T any](ctx context.Context, r *Runtime, msg messages.ManagerRequest, reply <-chan T) (T, error) {
 	var zero T
 	select {
 	case <-r.stopWatch:
 		return zero, ErrShuttingDown
 	default:
+	}
+	if err := ctx.Err(); err != nil {
+		// Not sent: an operation refused for its ended context changes
+		// nothing. Once sent, a ctx that ends leaves it to complete.
+		return zero, err
 	}
 	r.system.Root.Send(r.manager, msg)
 	select {
