@@ -1,8 +1,17 @@
 package catalog
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+)
+
+// A candidate is handed in whole (an upload, a file named on the command
+// line), so what it yields is bounded: the servers of one candidate, and
+// its warnings; past these one warning says how many more there were.
+const (
+	MaxContentEntries  = 1000
+	MaxContentWarnings = 100
 )
 
 // ReadContent maps the servers of content, one file of src's format given
@@ -15,7 +24,8 @@ import (
 // project entry kept). Nothing is read from disk. opts.Home gives
 // ${userHome} and the host's user paths; opts.Projects and opts.Sources
 // are not used. A src that is not a host (builtin, or unknown) gives one
-// warning.
+// warning. At most MaxContentEntries entries (the first in sort order)
+// and MaxContentWarnings warnings are kept, plus one warning for the rest.
 func ReadContent(opts Options, src Source, label string, content []byte) ([]Entry, []SourceWarning) {
 	var read func(*collector)
 	for _, r := range allReaders() {
@@ -44,20 +54,32 @@ func ReadContent(opts Options, src Source, label string, content []byte) ([]Entr
 		}
 		return file
 	}
+	type key struct{ file, name string }
+	seen := make(map[key]bool, len(c.entries))
 	var entries []Entry
 	for _, e := range c.entries {
 		e.File = relabel(e.File)
-		if !slices.ContainsFunc(entries, func(o Entry) bool { return o.File == e.File && o.Name == e.Name }) {
+		if k := (key{e.File, e.Name}); !seen[k] {
+			seen[k] = true
 			entries = append(entries, e)
 		}
 	}
+	seenWarning := make(map[SourceWarning]bool, len(c.warnings))
 	var warnings []SourceWarning
 	for _, w := range c.warnings {
 		w.File = relabel(w.File)
-		if !slices.Contains(warnings, w) {
+		if !seenWarning[w] {
+			seenWarning[w] = true
 			warnings = append(warnings, w)
 		}
 	}
 	slices.SortFunc(entries, compareEntries)
+	if n := len(entries) - MaxContentEntries; n > 0 {
+		entries = entries[:MaxContentEntries]
+		warnings = append(warnings, SourceWarning{Source: src, File: label, Message: fmt.Sprintf("%d more servers not read: at most %d in one candidate", n, MaxContentEntries)})
+	}
+	if n := len(warnings) - MaxContentWarnings; n > 0 {
+		warnings = append(warnings[:MaxContentWarnings], SourceWarning{Source: src, File: label, Message: fmt.Sprintf("and %d more warnings", n)})
+	}
 	return entries, warnings
 }

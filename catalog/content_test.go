@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,36 @@ func TestReadContent(t *testing.T) {
 	}
 	if _, warnings := ReadContent(opts, SourceBuiltin, "x", nil); len(warnings) != 1 {
 		t.Errorf("builtin as a format: %v", warnings)
+	}
+}
+
+// A candidate of many servers, or of many broken ones, yields at most
+// MaxContentEntries entries and MaxContentWarnings warnings, and one
+// warning more that says how many were left out.
+func TestReadContentBounded(t *testing.T) {
+	opts := Options{Home: "/h", GOOS: "linux"}
+	build := func(n int, entry string) []byte {
+		var b strings.Builder
+		b.WriteString(`{"servers": {`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"a%05d":%s`, i, entry)
+		}
+		b.WriteString(`}}`)
+		return []byte(b.String())
+	}
+	n := MaxContentEntries + 50
+	entries, warnings := ReadContent(opts, SourceVSCode, "c", build(n, `{"command":"x"}`))
+	if len(entries) != MaxContentEntries || len(warnings) != 1 || !strings.Contains(warnings[0].Message, "50 more servers") {
+		t.Errorf("%d entries, warnings %v", len(entries), warnings)
+	}
+	if entries[0].Name != "a00000" || entries[len(entries)-1].Name != fmt.Sprintf("a%05d", MaxContentEntries-1) {
+		t.Errorf("kept %s … %s, not the first in order", entries[0].Name, entries[len(entries)-1].Name)
+	}
+	entries, warnings = ReadContent(opts, SourceVSCode, "c", build(n, `1`))
+	if len(entries) != 0 || len(warnings) != MaxContentWarnings+1 || warnings[MaxContentWarnings].Message != fmt.Sprintf("and %d more warnings", n-MaxContentWarnings) {
+		t.Errorf("%d entries, %d warnings, last %v", len(entries), len(warnings), warnings[len(warnings)-1])
 	}
 }
