@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,8 +21,10 @@ import (
 // diff masked (field names, never values), and unless -dry-run adds the
 // servers the diff calls "add", saying what it skipped and why. It edits
 // the file at rest, as a user would by hand: a `demo run` on the same
-// state dir takes the new servers on at its next reload (SIGHUP), and a
-// save it makes before that would not keep them.
+// state dir takes the new servers on at its next reload (SIGHUP); a save
+// it makes before then keeps them, since its manager re-reads the file
+// before each edit. A save of its that falls between import's read and
+// write is caught (see importInto).
 func runImport(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -53,32 +57,94 @@ func runImport(stdout, stderr io.Writer, args []string) int {
 		return 1
 	}
 	store := config.Store{Dir: func() (string, error) { return dir, nil }}
-	current, err := store.Load()
-	if err != nil {
+	if err := importInto(stdout, store, entries, warnings, *dryRun, nil); err != nil {
 		fmt.Fprintf(stderr, "demo import: %v\n", err)
 		return 1
 	}
-	diff := runtime.DiffCatalog(current, entries, warnings)
-	printDiff(stdout, diff)
-	if *dryRun {
-		fmt.Fprintln(stdout, "dry run: nothing changed")
-		return 0
-	}
-	added, skipped := addNew(current, entries, diff)
-	for _, s := range skipped {
-		fmt.Fprintln(stdout, "skipped", s)
-	}
-	if len(added) == 0 {
-		fmt.Fprintln(stdout, "nothing to add")
-		return 0
-	}
-	if err := store.Save(current); err != nil {
-		fmt.Fprintf(stderr, "demo import: saving: %v\n", err)
-		return 1
-	}
-	path, _ := store.Path()
-	fmt.Fprintf(stdout, "added %s to %s (a running demo run takes them on at its next reload: SIGHUP)\n", strings.Join(added, ", "), path)
 	return 0
+}
+
+// importInto diffs entries against the store's file, prints the diff and,
+// unless dryRun, saves the file with the servers the diff calls "add".
+// A running runtime that saves the file between this read and this write
+// would have its save overwritten, so the file is stat'ed before the read
+// and again before the write: if it changed, the import starts over once
+// on the new file, and a second change refuses with nothing saved. (The
+// window left is the moment between that stat and the rename.)
+// beforeCheck, for tests, runs just before that second stat.
+func importInto(stdout io.Writer, store config.Store, entries []catalog.Entry, warnings []catalog.SourceWarning, dryRun bool, beforeCheck func()) error {
+	path, err := store.Path()
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		seen, err := statFile(path)
+		if err != nil {
+			return err
+		}
+		current, err := store.Load()
+		if err != nil {
+			return err
+		}
+		diff := runtime.DiffCatalog(current, entries, warnings)
+		printDiff(stdout, diff)
+		if dryRun {
+			fmt.Fprintln(stdout, "dry run: nothing changed")
+			return nil
+		}
+		added, skipped := addNew(current, entries, diff)
+		if len(added) > 0 {
+			if beforeCheck != nil {
+				beforeCheck()
+			}
+			now, err := statFile(path)
+			if err != nil {
+				return err
+			}
+			if !sameFile(seen, now) {
+				if attempt == 0 {
+					fmt.Fprintf(stdout, "%s changed while importing (a running demo run saved it?): reading it again\n", path)
+					continue
+				}
+				return fmt.Errorf("%s changed again while importing: nothing saved; run demo import again", path)
+			}
+		}
+		for _, s := range skipped {
+			fmt.Fprintln(stdout, "skipped", s)
+		}
+		if len(added) == 0 {
+			fmt.Fprintln(stdout, "nothing to add")
+			return nil
+		}
+		if err := store.Save(current); err != nil {
+			return fmt.Errorf("saving: %w", err)
+		}
+		fmt.Fprintf(stdout, "added %s to %s (a running demo run takes them on at its next reload: SIGHUP)\n", strings.Join(added, ", "), path)
+		return nil
+	}
+}
+
+// statFile is what a change of the config file shows in; nil when there
+// is no file.
+func statFile(path string) (fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checking %s: %w", path, err)
+	}
+	return fi, nil
+}
+
+// sameFile reports whether a and b are one unchanged file: a save renames
+// a new file over the old one (another identity), an edit in place changes
+// the size or the modification time.
+func sameFile(a, b fs.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // importCandidates reads what -from names.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/openprogram/mcpvisor/catalog"
 	"github.com/openprogram/mcpvisor/config"
 )
 
@@ -116,4 +118,68 @@ func TestImportFromFile(t *testing.T) {
 	if code, _, _ := runImportT(t, "-from", filepath.Join(dir, "missing.json"), "-format", "cursor", "-state-dir", stateDir); code != 2 {
 		t.Errorf("missing file: %d", code)
 	}
+}
+
+// A save of the state dir's file between import's read and write (a
+// running demo run's) is not overwritten: the import reads the file again
+// and adds to it; a second change refuses with nothing saved.
+func TestImportFileChangedMeanwhile(t *testing.T) {
+	_, stateDir := importHome(t)
+	store := config.Store{Dir: func() (string, error) { return stateDir, nil }}
+	entries := []catalog.Entry{{Source: catalog.SourceClaudeCode, File: "f", Name: "fresh", Config: []byte(`{"type": "local", "command": ["fresh-mcp"]}`)}}
+	saveMeanwhile := func(name string) func() {
+		return func() {
+			f, err := store.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Put(config.Server{Name: name, Type: config.TypeLocal, Command: []string{name}, Enabled: true})
+			if err := store.Save(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	calls := 0
+	once := saveMeanwhile("meanwhile")
+	var out bytes.Buffer
+	err := importInto(&out, store, entries, nil, false, func() {
+		if calls++; calls == 1 {
+			once()
+		}
+	})
+	if err != nil || calls != 2 || !strings.Contains(out.String(), "changed while importing") {
+		t.Fatalf("err %v after %d checks:\n%s", err, calls, out.String())
+	}
+	f, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"meanwhile", "fresh", "same", "other"} {
+		if _, ok := f.Get(name); !ok {
+			t.Errorf("%s is not in the file after the import", name)
+		}
+	}
+
+	n := 0
+	entries[0].Name = "fresh2"
+	before, _ := os.ReadFile(filepath.Join(stateDir, config.FileName))
+	err = importInto(&out, store, entries, nil, false, func() { n++; saveMeanwhile(fmt.Sprintf("again%d", n))() })
+	if err == nil || !strings.Contains(err.Error(), "nothing saved") {
+		t.Fatalf("two changes: %v", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(stateDir, config.FileName))
+	if f, _ := config.Parse(after); f == nil || len(f.Servers) != len(mustParse(t, before).Servers)+2 {
+		t.Errorf("the refused import changed the file beyond the two saves meanwhile")
+	} else if _, ok := f.Get("fresh2"); ok {
+		t.Error("the refused import saved its server")
+	}
+}
+
+func mustParse(t *testing.T, data []byte) *config.File {
+	t.Helper()
+	f, err := config.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
