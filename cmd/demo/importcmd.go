@@ -160,29 +160,40 @@ func importCandidates(opts catalog.Options, from, format string) ([]catalog.Entr
 		e, w := catalog.List(opts)
 		return e, w, nil
 	}
-	data, err := readBounded(from, catalog.MaxSettingsBytes)
-	if err != nil {
-		return nil, nil, err
-	}
 	if format == "" {
 		if format = guessFormat(from); format == "" {
 			return nil, nil, fmt.Errorf("cannot tell the format of %s from its name: give -format (mcpvisor or %s)", from, hostList())
 		}
 	}
-	switch {
-	case format == "mcpvisor":
+	if format != "mcpvisor" && !slices.Contains(hosts, catalog.Source(format)) {
+		return nil, nil, fmt.Errorf("unknown -format %q: want mcpvisor or %s", format, hostList())
+	}
+	data, err := readBounded(from, fromFileLimit(format))
+	if err != nil {
+		return nil, nil, err
+	}
+	if format == "mcpvisor" {
 		f, err := config.Parse(data)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", from, err)
 		}
 		e, err := runtime.FileEntries(f, from)
 		return e, nil, err
-	case slices.Contains(hosts, catalog.Source(format)):
-		e, w := catalog.ReadContent(opts, catalog.Source(format), from, data)
-		return e, w, nil
-	default:
-		return nil, nil, fmt.Errorf("unknown -format %q: want mcpvisor or %s", format, hostList())
 	}
+	e, w := catalog.ReadContent(opts, catalog.Source(format), from, data)
+	return e, w, nil
+}
+
+// fromFileLimit is the most of a -from FILE read: an mcpvisor file's own
+// limit, else the catalog's largest file (a ~/.claude.json with its
+// history is tens of MB); the host's reader then applies its format's
+// limit (a JSONC, YAML or TOML file: catalog.MaxSettingsBytes), as it does
+// to the host's own file.
+func fromFileLimit(format string) int64 {
+	if format == "mcpvisor" {
+		return config.MaxFileSize
+	}
+	return catalog.MaxFileBytes
 }
 
 // guessFormat names the format of a host file by its name, "" when the

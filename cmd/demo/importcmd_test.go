@@ -183,3 +183,23 @@ func mustParse(t *testing.T, data []byte) *config.File {
 	}
 	return f
 }
+
+// A -from FILE of a JSON host is read up to the catalog's file bound, not
+// the settings bound: a ~/.claude.json heavy with history imports. (The
+// test file is 2 MiB to stay fast; the limits are asserted.)
+func TestImportFromLargeClaudeFile(t *testing.T) {
+	if fromFileLimit("claude-code") != catalog.MaxFileBytes || fromFileLimit("mcpvisor") != config.MaxFileSize {
+		t.Errorf("-from limits: claude-code %d, mcpvisor %d", fromFileLimit("claude-code"), fromFileLimit("mcpvisor"))
+	}
+	_, stateDir := importHome(t)
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	history := `{"display": "` + strings.Repeat("h", 1000) + `"}`
+	big := `{"projects": {"/p": {"history": [` + strings.TrimSuffix(strings.Repeat(history+",", 2<<10), ",") + `]}}, "mcpServers": {"big": {"command": "big-mcp"}}}`
+	if err := os.WriteFile(path, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runImportT(t, "-from", path, "-state-dir", stateDir, "-dry-run")
+	if code != 0 || !strings.Contains(out, "add      big (claude-code "+path+")") {
+		t.Errorf("from a %d-byte .claude.json: %d %s %s", len(big), code, out, errOut)
+	}
+}
