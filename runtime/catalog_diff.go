@@ -29,8 +29,8 @@ const (
 	// not replace (apply it under another name).
 	DiffConflict = "conflict"
 	// DiffInvalid: the candidate cannot be applied as it is (its name is
-	// not a valid mcpvisor name, or its config does not parse); Error
-	// says why.
+	// not a valid mcpvisor name, or its config does not parse or is one
+	// AddServer refuses); Error says why, naming the field.
 	DiffInvalid = "invalid"
 )
 
@@ -158,6 +158,10 @@ func diffOne(current *config.File, e catalog.Entry) (status string, fields []str
 	cand, err := entryServer(e.Name, e.Config)
 	if err == nil {
 		err = config.ValidateName(e.Name)
+	}
+	if err == nil {
+		// What AddServer would refuse is not an "add".
+		err = cand.Validate()
 	}
 	if err != nil {
 		return DiffInvalid, []string{}, err.Error()

@@ -119,3 +119,19 @@ func TestCatalogCandidateDiff(t *testing.T) {
 	}
 	wantNoCatalogSecret(t, rt, answers...)
 }
+
+// A candidate that AddServer would refuse is invalid, with the field's
+// error, not an add.
+func TestCatalogDiffInvalidConfig(t *testing.T) {
+	_, api := startCatalog(t)
+	body := `{"entries": [{"name": "x", "config": {}}, {"name": "y", "config": {"type": "local"}}, {"name": "z", "config": {"type": "http", "url": "ftp://nope"}}, {"name": "ok", "config": {"type": "local", "command": ["x"]}}]}`
+	rows := diffRows(t, api.do("POST", "/api/mcp/catalog/diff", body).want(t, http.StatusOK))
+	for name, field := range map[string]string{"x": "type", "y": "command", "z": "url"} {
+		if r := rows[name]; r.Status != DiffInvalid || !strings.Contains(r.Error, field) {
+			t.Errorf("%s = %+v, want invalid naming %s", name, r, field)
+		}
+	}
+	if rows["ok"].Status != DiffAdd {
+		t.Errorf("ok = %+v, want add", rows["ok"])
+	}
+}
