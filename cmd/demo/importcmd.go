@@ -87,7 +87,7 @@ func importInto(stdout io.Writer, store config.Store, entries []catalog.Entry, w
 			return err
 		}
 		diff := runtime.DiffCatalog(current, entries, warnings)
-		printDiff(stdout, diff)
+		printDiff(stdout, diff, entries)
 		if dryRun {
 			fmt.Fprintln(stdout, "dry run: nothing changed")
 			return nil
@@ -235,9 +235,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 }
 
 // printDiff writes one line per server: status, name, source and file,
-// and the changed fields or why it cannot be applied; then the warnings.
-func printDiff(w io.Writer, d runtime.CatalogDiff) {
-	for _, s := range d.Servers {
+// and the changed fields or why it cannot be applied; under it the
+// variables its references need set and its entry's warnings (entries are
+// the diff's, row for row); then the files' warnings.
+func printDiff(w io.Writer, d runtime.CatalogDiff, entries []catalog.Entry) {
+	for i, s := range d.Servers {
 		line := fmt.Sprintf("%-8s %s", s.Status, s.Name)
 		if s.Source != "" {
 			line += " (" + string(s.Source) + " " + s.File + ")"
@@ -251,6 +253,14 @@ func printDiff(w io.Writer, d runtime.CatalogDiff) {
 			line += ": " + s.Error
 		}
 		fmt.Fprintln(w, line)
+		if i < len(entries) {
+			if len(entries[i].Requires) > 0 {
+				fmt.Fprintln(w, "         requires", strings.Join(entries[i].Requires, ", "), "(set each in the environment)")
+			}
+			for _, warning := range entries[i].Warnings {
+				fmt.Fprintln(w, "         warning", warning)
+			}
+		}
 	}
 	for _, sw := range d.Warnings {
 		fmt.Fprintln(w, "warning", sw.String())

@@ -203,3 +203,23 @@ func TestImportFromLargeClaudeFile(t *testing.T) {
 		t.Errorf("from a %d-byte .claude.json: %d %s %s", len(big), code, out, errOut)
 	}
 }
+
+// The printed diff shows, under each server, the variables its references
+// need and what of the host's entry was not carried.
+func TestImportPrintsRequiresAndWarnings(t *testing.T) {
+	_, stateDir := importHome(t)
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	claude := `{"mcpServers": {"needs": {"command": "n", "env": {"T": "${NEEDED_TOKEN}"}, "headersHelper": "x"}}}`
+	if err := os.WriteFile(path, []byte(claude), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runImportT(t, "-from", path, "-state-dir", stateDir)
+	if code != 0 {
+		t.Fatalf("%d %s", code, errOut)
+	}
+	for _, want := range []string{"add      needs ", "requires NEEDED_TOKEN", "warning headersHelper: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
