@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/openprogram/mcpvisor/catalog"
@@ -85,7 +86,8 @@ func catalogEntryOf(e catalog.Entry) CatalogEntry {
 // entryServer reads a catalog entry's config, the storage form of one
 // server, as the config file would hold it under name. A name that is
 // not valid in mcpvisor (a host's own name) is read under a stand-in and
-// kept as the Server's Name, so that validation names it.
+// kept as the Server's Name, so that validation names it; an error of the
+// read then names the field alone, not the stand-in.
 func entryServer(name string, raw json.RawMessage) (config.Server, error) {
 	key := name
 	if config.ValidateName(key) != nil {
@@ -96,6 +98,12 @@ func entryServer(name string, raw json.RawMessage) (config.Server, error) {
 		return config.Server{}, fmt.Errorf("the entry's config is not JSON")
 	}
 	f, err := config.Parse(doc)
+	var fe *config.FieldError
+	if errors.As(err, &fe) && key != name {
+		// Name the field, not the stand-in: "servers.entry.type" would
+		// point at a server that is nowhere.
+		return config.Server{}, &config.FieldError{Field: fe.Field, Message: fe.Message}
+	}
 	if err != nil {
 		return config.Server{}, err
 	}

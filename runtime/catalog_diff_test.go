@@ -135,3 +135,21 @@ func TestCatalogDiffInvalidConfig(t *testing.T) {
 		t.Errorf("ok = %+v, want add", rows["ok"])
 	}
 }
+
+// An entry under a host's name that mcpvisor does not accept is read
+// under a stand-in; its errors name the field, never the stand-in.
+func TestCatalogErrorsNameNoStandIn(t *testing.T) {
+	_, err := entryServer("bad name!", []byte(`{"type": 1}`))
+	if err == nil || strings.Contains(err.Error(), "servers.entry") || !strings.HasPrefix(err.Error(), "type: ") {
+		t.Errorf("entryServer: %v", err)
+	}
+	if _, err := entryServer("good", []byte(`{"type": 1}`)); err == nil || !strings.HasPrefix(err.Error(), "servers.good.type: ") {
+		t.Errorf("entryServer under a valid name: %v", err)
+	}
+	_, api := startCatalog(t)
+	a := api.do("POST", "/api/mcp/catalog/diff", `{"entries": [{"name": "bad name!", "config": {"type": 1}}, {"name": "entry", "config": [1]}]}`).want(t, http.StatusOK)
+	rows := diffRows(t, a)
+	if r := rows["bad name!"]; r.Status != DiffInvalid || !strings.Contains(r.Error, "type") || strings.Contains(string(a.body), "servers.entry.") {
+		t.Errorf("bad name! = %+v in %s", r, a.body)
+	}
+}
