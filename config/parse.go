@@ -278,8 +278,9 @@ func documentError(err error) error {
 	case errors.Is(err, errNotObject), errors.As(err, &dup):
 		return objectError("", err)
 	case errors.As(err, &syn):
-		// A syntax error quotes at most one character of the input.
-		return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
+		// The offset only: the decoder's message quotes the character it
+		// stopped at, which may be the first of a secret.
+		return fmt.Errorf("invalid JSON at byte %d", syn.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return errors.New("invalid JSON: unexpected end of input")
 	default:

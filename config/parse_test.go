@@ -252,3 +252,15 @@ func TestMarshalStorageFormHasSecrets(t *testing.T) {
 		t.Error("round trip changed the servers")
 	}
 }
+
+// A syntax error inside a secret names the byte, not the character the
+// decoder stopped at (it may be the secret's first).
+func TestSyntaxErrorQuotesNoCharacter(t *testing.T) {
+	_, err := Parse([]byte(`{"servers": {"a": {"type": "local", "command": ["x"], "env": {"K": Zq9secret}}}}`))
+	if err == nil {
+		t.Fatal("want a syntax error")
+	}
+	if strings.Contains(err.Error(), "Z") || strings.Contains(err.Error(), "character") {
+		t.Errorf("error %q quotes the input", err)
+	}
+}
