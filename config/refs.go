@@ -150,14 +150,61 @@ func ReferencedNames(v string) ([]string, error) {
 	return names, nil
 }
 
+// maxEnvName bounds the length of a name [EnvShaped] accepts.
+const maxEnvName = 64
+
+// EnvShaped reports whether name looks like a real environment variable:
+// an upper-case ASCII letter or '_', then up to 63 upper-case letters,
+// digits or '_' (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY), and not shaped like
+// an upper-case key (16 bytes or more with a digit and no '_', as an AWS
+// access key id "AKIA…" is). Any other valid name still expands, but may
+// be a secret pasted inside braces ("${ghp_abc…}", "${sk_live_…}"): it is
+// never shown, never quoted in an error, and a value holding it is a
+// secret of [Server.Secrets].
+func EnvShaped(name string) bool {
+	if name == "" || len(name) > maxEnvName || '0' <= name[0] && name[0] <= '9' {
+		return false
+	}
+	digit, under := false, false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case '0' <= c && c <= '9':
+			digit = true
+		case c == '_':
+			under = true
+		case 'A' <= c && c <= 'Z':
+		default:
+			return false
+		}
+	}
+	return under || !digit || len(name) < keyShapedLen
+}
+
+// keyShapedLen is the length from which an upper-case name with a digit
+// and no '_' is taken for a key rather than a variable.
+const keyShapedLen = 16
+
 // UnsetVariableError reports a reference to a variable that is not set
-// and has no default. It names the variable, never a value.
+// and has no default. It names the variable only when the name is
+// [EnvShaped]: any other name may be a pasted secret, and Name is then "".
 type UnsetVariableError struct {
 	Name string
 }
 
 func (e *UnsetVariableError) Error() string {
+	if e.Name == "" {
+		return "references an unset variable whose name is not shaped like an environment variable (upper-case letters, digits and '_'; a secret pasted inside ${…}?): set it, or give a default"
+	}
 	return fmt.Sprintf("references ${%s}, which is not set in mcpvisor's environment (set it, or give a default: ${%s:-value})", e.Name, e.Name)
+}
+
+// unsetVariable is the error for the unset name.
+func unsetVariable(name string) *UnsetVariableError {
+	if !EnvShaped(name) {
+		name = ""
+	}
+	return &UnsetVariableError{Name: name}
 }
 
 // ExpandValue replaces the references of v by the values lookup gives
@@ -191,7 +238,7 @@ func expandValue(v string, lookup func(string) (string, bool)) (string, []string
 		case p.ref.hasDefault && (!ok || val == ""):
 			val = p.ref.def
 		case !ok:
-			return "", nil, &UnsetVariableError{Name: p.ref.name}
+			return "", nil, unsetVariable(p.ref.name)
 		}
 		b.WriteString(val)
 		parts = append(parts, val)
@@ -199,14 +246,25 @@ func expandValue(v string, lookup func(string) (string, bool)) (string, []string
 	return b.String(), parts, nil
 }
 
+// pastedNames returns the referenced names of v that are not
+// [EnvShaped]: each may be a secret pasted inside braces.
+func pastedNames(v string) []string {
+	names, err := ReferencedNames(v)
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(names, EnvShaped)
+}
+
 // maxSchemeWord bounds the word a reference-only value may start with.
 const maxSchemeWord = 32
 
 // referenceOnly reports whether v holds no secret of its own: one or more
-// references without a default (an empty default is allowed), optionally
-// after a scheme word of letters and '-' and one space ("Bearer ${TOKEN}").
-// A default is literal text and may be a secret, so a value with one is
-// not reference-only.
+// references without a default (an empty default is allowed), each to an
+// [EnvShaped] name, optionally after a scheme word of letters and '-' and
+// one space ("Bearer ${TOKEN}"). A default is literal text and may be a
+// secret, and so may a name of another shape ("${ghp_abc…}"), so a value
+// with either is not reference-only.
 func referenceOnly(v string) bool {
 	if word, rest, ok := strings.Cut(v, " "); ok && schemeWord(word) {
 		v = rest
@@ -216,7 +274,7 @@ func referenceOnly(v string) bool {
 		return false
 	}
 	for _, p := range ps {
-		if p.ref == nil || p.ref.def != "" {
+		if p.ref == nil || p.ref.def != "" || !EnvShaped(p.ref.name) {
 			return false
 		}
 	}

@@ -373,3 +373,38 @@ func TestPatchKeepsReferences(t *testing.T) {
 		t.Fatalf(`cwd "": %v %q`, err, p.Cwd)
 	}
 }
+
+// A name that is not shaped like an environment variable may be a pasted
+// secret: the value stays masked, counts as a secret (the name alone
+// too), and the unset-variable error does not quote it.
+func TestPastedSecretNames(t *testing.T) {
+	for _, name := range []string{"ghp_abc123def456", "sk_live_51Habc", "AKIAIOSFODNN7EXAMPLE", "lower_case", strings.Repeat("A", 65)} {
+		if EnvShaped(name) {
+			t.Errorf("EnvShaped(%q)", name)
+		}
+		v := "Bearer ${" + name + "}"
+		if referenceOnly(v) {
+			t.Errorf("referenceOnly(%q)", v)
+		}
+		s := Server{Name: "s", Type: TypeLocal, Command: []string{"x"}, Env: map[string]string{"T": v}}
+		if sv := s.View().Env["T"]; sv.Reference != "" || sv.Masked == "" {
+			t.Errorf("view of %q = %+v", v, sv)
+		}
+		if secrets := s.Secrets(); !slices.Contains(secrets, v) || !slices.Contains(secrets, name) {
+			t.Errorf("Secrets of %q = %q", v, secrets)
+		}
+		_, err := s.Expand(fakeEnv(nil))
+		if err == nil || strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "env.T") || !strings.Contains(err.Error(), "unset variable") {
+			t.Errorf("Expand %q: %v", v, err)
+		}
+	}
+	var unset *UnsetVariableError
+	if _, err := ExpandValue("${ghp_abc}", fakeEnv(nil)); !errors.As(err, &unset) || unset.Name != "" {
+		t.Errorf("ExpandValue of a pasted name: %v", err)
+	}
+	for _, name := range []string{"GITHUB_TOKEN", "A", "_X", "AWS_SECRET_ACCESS_KEY", "HOME", "PATH2"} {
+		if !EnvShaped(name) || !referenceOnly("Bearer ${"+name+"}") {
+			t.Errorf("%q is not taken for a variable", name)
+		}
+	}
+}
