@@ -16,8 +16,8 @@ const MaxFileBytes = 256 << 20
 
 // MaxSettingsBytes is the largest JSONC, YAML or TOML file the catalog
 // reads. Those formats are parsed whole, and the settings files that hold
-// them are kilobytes.
-const MaxSettingsBytes = 16 << 20
+// them are kilobytes; parsers build a file whole, at many times its size.
+const MaxSettingsBytes = 1 << 20
 
 // fileReader opens host files under the allowed roots.
 type fileReader struct {

@@ -1,0 +1,82 @@
+package catalog
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// repeatReader yields head, then body n times, then tail, without holding
+// them: a file of hundreds of MiB at no memory.
+type repeatReader struct {
+	head, body, tail string
+	n                int // bodies left
+	cur              string
+	read             int64
+}
+
+func newRepeatReader(head, body string, n int, tail string) *repeatReader {
+	return &repeatReader{cur: head, body: body, n: n, tail: tail}
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	for r.cur == "" {
+		switch {
+		case r.n > 0:
+			r.n--
+			r.cur = r.body
+		case r.tail != "":
+			r.cur, r.tail = r.tail, ""
+		default:
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	r.read += int64(n)
+	return n, nil
+}
+
+// A kept value over MaxKeptBytes (200 MiB of empty args) stops the walk
+// soon after the cap, as an error naming the key, not its content.
+func TestKeptValueBounded(t *testing.T) {
+	r := newRepeatReader(`{"mcpServers":{"x":{"command":"a","args":[`, `"",`, (200<<20)/3, `""]}}}`)
+	var err error
+	allocated := bytesAllocated(func() { _, err = walkJSON(r, keyPath{"mcpServers"}) })
+	if err == nil || !strings.Contains(err.Error(), `"mcpServers"`) {
+		t.Fatalf("walkJSON: %v", err)
+	}
+	if limit := int64(MaxKeptBytes + 64<<10); r.read > limit {
+		t.Errorf("read %d bytes of a kept value, want at most %d", r.read, limit)
+	}
+	if limit := uint64(12 * MaxKeptBytes); allocated > limit {
+		t.Errorf("allocated %d bytes, want at most %d", allocated, limit)
+	}
+}
+
+// One skipped token over MaxTokenBytes (a 200 MiB history string) stops
+// the walk too: the decoder would hold it whole.
+func TestTokenBounded(t *testing.T) {
+	r := newRepeatReader(`{"history":"`, strings.Repeat("a", 1<<10), 200<<10, `","mcpServers":{}}`)
+	var err error
+	allocated := bytesAllocated(func() { _, err = walkJSON(r, keyPath{"mcpServers"}) })
+	if err == nil || !strings.Contains(err.Error(), "over") {
+		t.Fatalf("walkJSON: %v", err)
+	}
+	if limit := int64(2*MaxTokenBytes + 64<<10); r.read > limit {
+		t.Errorf("read %d bytes of one token, want at most %d", r.read, limit)
+	}
+	if limit := uint64(6 * MaxTokenBytes); allocated > limit {
+		t.Errorf("allocated %d bytes, want at most %d", allocated, limit)
+	}
+	t.Logf("read %d, allocated %d", r.read, allocated)
+}
+
+// A kept value and a token just under their bounds are read.
+func TestUnderBoundsRead(t *testing.T) {
+	r := newRepeatReader(`{"history":"`, strings.Repeat("a", 1<<10), (MaxTokenBytes>>10)-1, `","mcpServers":{"x":{"args":["`+strings.Repeat("b", MaxKeptBytes-100)+`"]}}}`)
+	got, err := walkJSON(r, keyPath{"mcpServers"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("walkJSON: %d values, %v", len(got), err)
+	}
+}
