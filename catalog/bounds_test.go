@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,30 @@ func TestUnderBoundsRead(t *testing.T) {
 	got, err := walkJSON(r, keyPath{"mcpServers"})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("walkJSON: %d values, %v", len(got), err)
+	}
+}
+
+// A JSON file that grows after its size check is read no further than
+// its limit, and is a warning saying so.
+func TestGrowingJSONFileStopsAtLimit(t *testing.T) {
+	home := t.TempDir()
+	path := writeFile(t, home, ".claude.json", `{"history": "`)
+	f, err := newFileReader(Options{Home: home}).open(path, 64) // 13 bytes: passes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString(strings.Repeat("a", 1<<20) + `", "mcpServers": {"x": {"command": "a"}}}`)
+	w.Close()
+	found, err := walkLimited(f, 64, keyPath{"mcpServers"})
+	if err == nil || !strings.Contains(err.Error(), "grew") || len(found) != 0 {
+		t.Fatalf("walkLimited: %d values, %v", len(found), err)
+	}
+	if off, _ := f.Seek(0, io.SeekCurrent); off > 65 {
+		t.Errorf("read %d bytes of a file opened under a limit of 64", off)
 	}
 }

@@ -97,9 +97,15 @@ func (r *fileReader) readAll(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read it: %w", pathless(err))
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("it grew over the limit of %d bytes while read: not read", limit)
+		return nil, grewError(limit)
 	}
 	return data, nil
+}
+
+// grewError is the warning for a file that passed its size check and grew
+// over limit while read.
+func grewError(limit int64) error {
+	return fmt.Errorf("it grew over the limit of %d bytes while read: not read", limit)
 }
 
 func (r *fileReader) inside(path string) bool {
