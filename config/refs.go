@@ -256,12 +256,9 @@ func pastedNames(v string) []string {
 	return slices.DeleteFunc(names, EnvShaped)
 }
 
-// maxSchemeWord bounds the word a reference-only value may start with.
-const maxSchemeWord = 32
-
 // referenceOnly reports whether v holds no secret of its own: one or more
 // references without a default (an empty default is allowed), each to an
-// [EnvShaped] name, optionally after a scheme word of letters and '-' and
+// [EnvShaped] name, optionally after a known scheme word (schemeWord) and
 // one space ("Bearer ${TOKEN}"). A default is literal text and may be a
 // secret, and so may a name of another shape ("${ghp_abc…}"), so a value
 // with either is not reference-only.
@@ -281,14 +278,14 @@ func referenceOnly(v string) bool {
 	return true
 }
 
+// schemeWord reports whether w is a known authorization scheme, in any
+// case: only a word that is one holds no secret. Any other word before a
+// reference ("correcthorsebatterystaple ${SUFFIX}") may be a secret.
 func schemeWord(w string) bool {
-	if w == "" || len(w) > maxSchemeWord || w[0] == '-' {
-		return false
+	switch strings.ToLower(w) {
+	case "bearer", "basic", "token", "bot", "digest", "apikey", "api-key", "key",
+		"oauth", "dpop", "negotiate", "ssws", "sso-key":
+		return true
 	}
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return false
 }
