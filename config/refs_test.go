@@ -415,3 +415,21 @@ func TestPastedSecretNames(t *testing.T) {
 		}
 	}
 }
+
+// A cwd made of references that expand to "" is an error naming cwd, not
+// mcpvisor's own directory.
+func TestCwdExpandingToEmpty(t *testing.T) {
+	s := Server{Name: "s", Type: TypeLocal, Enabled: true, Command: []string{"x"}, Cwd: "${WORKDIR}${SUB:-}"}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Expand(fakeEnv(map[string]string{"WORKDIR": ""}))
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "cwd" {
+		t.Fatalf("Expand: %v, want an error naming cwd", err)
+	}
+	x, err := s.Expand(fakeEnv(map[string]string{"WORKDIR": "/srv"}))
+	if err != nil || x.Cwd != "/srv" {
+		t.Fatalf("Expand: %q, %v", x.Cwd, err)
+	}
+}
