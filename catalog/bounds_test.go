@@ -3,8 +3,12 @@ package catalog
 import (
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openprogram/mcpvisor/config"
 )
 
 // repeatReader yields head, then body n times, then tail, without holding
@@ -104,5 +108,33 @@ func TestGrowingJSONFileStopsAtLimit(t *testing.T) {
 	}
 	if off, _ := f.Seek(0, io.SeekCurrent); off > 65 {
 		t.Errorf("read %d bytes of a file opened under a limit of 64", off)
+	}
+}
+
+// A relative cwd (Gemini CLI documents "./mcp_tools") is resolved against
+// the project folder of a project file, so the mapped entry is valid; in
+// a user file it cannot be, and is dropped with a warning.
+func TestRelativeCwdResolved(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	const entry = `{"mcpServers": {"s": {"command": "python", "args": ["mcp_server.py"], "cwd": "./mcp_tools"}}}`
+	writeFile(t, project, ".gemini/settings.json", entry)
+	writeFile(t, home, ".gemini/settings.json", entry)
+	entries, warnings := List(Options{Home: home, Projects: []string{project}, GOOS: "linux", Sources: []Source{SourceGemini}})
+	if len(entries) != 2 || len(warnings) != 0 {
+		t.Fatalf("entries %v warnings %v", entries, warnings)
+	}
+	for _, e := range entries {
+		s, err := config.DecodeServer([]byte(`{"name":"s",` + string(e.Config)[1:]))
+		if err != nil {
+			t.Errorf("%s: mapped entry %s is invalid: %v", e.File, e.Config, err)
+			continue
+		}
+		user := strings.HasPrefix(e.File, home)
+		switch {
+		case user && (s.Cwd != "" || !slices.ContainsFunc(e.Warnings, func(w string) bool { return strings.HasPrefix(w, "cwd:") })):
+			t.Errorf("user file: cwd %q, warnings %q", s.Cwd, e.Warnings)
+		case !user && s.Cwd != filepath.Join(project, "mcp_tools"):
+			t.Errorf("project file: cwd %q", s.Cwd)
+		}
 	}
 }
