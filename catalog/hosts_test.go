@@ -90,7 +90,7 @@ var wantHosts = []want{
 	{SourceGemini, "@HOME@/.gemini/settings.json", "python",
 		`{"type":"local","command":["python","-m","my_mcp_server","--port","8080"],"env":{"API_KEY":"${MY_API_TOKEN}","STATIC":"MARKER-gemini-env"},"timeout_seconds":15,"tools":{"allow":["safe_tool"]}}`,
 		[]string{"MY_API_TOKEN"},
-		[]string{`trust: Gemini CLI's confirmation bypass has no mcpvisor counterpart`, `cwd: a relative path in a user file, with no project folder to resolve it against: not mapped`}},
+		[]string{"env.API_KEY: a bare $NAME became the reference ${NAME}, which fails when the variable is unset (Gemini CLI keeps the text): if it is not a variable, edit the value", `trust: Gemini CLI's confirmation bypass has no mcpvisor counterpart`, `cwd: a relative path in a user file, with no project folder to resolve it against: not mapped`}},
 	{SourceGoose, "@HOME@/.config/goose/config.yaml", "developer",
 		`{"type":"","timeout_seconds":300}`,
 		[]string{},

@@ -3,6 +3,8 @@ package catalog
 import (
 	"regexp"
 	"strings"
+
+	"github.com/openprogram/mcpvisor/config"
 )
 
 // A dialect translates one string of a host file into mcpvisor's
@@ -40,6 +42,12 @@ func rewrite(m *mapping, field, s string, re *regexp.Regexp, ref func(sub []stri
 			}
 		}
 		frag, ok := ref(sub)
+		if _, err := config.ReferencedNames(frag); ok && err != nil {
+			// A form the host takes but mcpvisor rejects (Claude Code's
+			// "${A:-x${B}}"): kept literal, so the entry stays valid.
+			m.warn("%s: a reference mcpvisor cannot read (%v): kept literal, check the value", field, err)
+			ok = false
+		}
 		if !ok {
 			frag = escapeLiteral(sub[0])
 		} else if strings.HasSuffix(b.String(), "$") {
@@ -71,6 +79,13 @@ func geminiDialect(m *mapping, field, s string) string {
 		name := sub[1] + sub[2]
 		if !reVarName.MatchString(name) {
 			return "", false
+		}
+		if sub[1] != "" {
+			// Gemini CLI keeps an unset $NAME as it is, so "pa$sword"
+			// may be a password, not a variable; mcpvisor's ${NAME}
+			// fails when unset. The name is not quoted: it may be part
+			// of a secret.
+			m.warn("%s: a bare $NAME became the reference ${NAME}, which fails when the variable is unset (Gemini CLI keeps the text): if it is not a variable, edit the value", field)
 		}
 		return "${" + name + "}", true
 	})
