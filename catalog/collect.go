@@ -32,7 +32,7 @@ func (c *collector) add(src Source, file, name string, m *mapping) {
 	}
 	warnings := m.warnings
 	if config.ValidateName(name) != nil {
-		warnings = append(warnings, fmt.Sprintf("the name %q is not a valid mcpvisor server name (letters, digits, '_' or '-', at most 64): apply it under another name", name))
+		warnings = append(warnings, fmt.Sprintf("the name %q is not a valid mcpvisor server name (letters, digits, '_' or '-', at most %d): apply it under another name", name, config.MaxNameLen))
 	}
 	c.entries = append(c.entries, Entry{
 		Source:   src,

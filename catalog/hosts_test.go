@@ -228,7 +228,7 @@ func TestUnmappableFieldsAreWarnings(t *testing.T) {
 	want := map[string][]string{
 		"odd": {`type "websocket" is a transport mcpvisor does not have`, `not mapped: "alwaysAllow", "timeout"`},
 		"bad name!": {`headers: "Authorization" and "authorization" are one header; kept "authorization"`,
-			`the name "bad name!" is not a valid mcpvisor server name (letters, digits, '_' or '-', at most 64): apply it under another name`},
+			`the name "bad name!" is not a valid mcpvisor server name (letters, digits, '_' or '-', at most 48): apply it under another name`},
 		"none": {"neither a command nor a url: nothing to start"},
 	}
 	if len(got) != len(want) {
