@@ -29,7 +29,7 @@ func TestEntryFormatsMasked(t *testing.T) {
 		if strings.Contains(text, secret) {
 			t.Errorf("formatted entry holds the secret: %s", text)
 		}
-		if !strings.Contains(text, "****") || !strings.Contains(text, `GITHUB_TOKEN}`) {
+		if !strings.Contains(text, "****") || !strings.Contains(text, `${GITHUB_TOKEN:-}`) {
 			t.Errorf("formatted entry lacks the masked config: %s", text)
 		}
 	}

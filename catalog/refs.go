@@ -109,12 +109,14 @@ func opencodeDialect(m *mapping, field, s string) string {
 // hosts (VS Code, Cursor, Windsurf) for one file.
 type editorVars struct {
 	host      string // for warnings
+	envOnly   bool   // Windsurf: only ${env:} and ${file:}, no editor variables
 	home      string
 	workspace string // "" for a user file
 	sep       string
 }
 
-// dialect returns the translation of `${env:VAR}`, `${input:ID}`,
+// dialect returns the translation of `${env:VAR}` (as `${VAR:-}`: the
+// editor reads an unset one as ""), `${input:ID}`,
 // `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`,
 // `${pathSeparator}` and `${/}`; what is left is kept literal with a
 // warning.
@@ -125,7 +127,15 @@ func (v editorVars) dialect() dialect {
 			kind, arg, _ := strings.Cut(body, ":")
 			switch {
 			case kind == "env" && reVarName.MatchString(arg):
-				return "${env:" + arg + "}", true
+				// The editor makes an unset variable "": so does an
+				// empty default, still a reference.
+				return "${" + arg + ":-}", true
+			case kind == "file":
+				m.warn("%s: %s reads part of it from a file (${file:...}), which mcpvisor cannot: kept literal, replace it", field, v.host)
+				return "", false
+			case v.envOnly:
+				m.warn("%s: a %s variable mcpvisor does not know is kept literal", field, v.host)
+				return "", false
 			case kind == "input":
 				name := inputVariable(arg)
 				m.warn("%s: %s prompts for input %q; mcpvisor reads it from the environment variable %s instead", field, v.host, arg, name)
@@ -138,8 +148,6 @@ func (v editorVars) dialect() dialect {
 				return escapeLiteral(lastElem(v.workspace)), true
 			case body == "pathSeparator" || body == "/":
 				return v.sep, true
-			case kind == "file":
-				m.warn("%s: %s reads part of it from a file (${file:...}), which mcpvisor cannot: kept literal, replace it", field, v.host)
 			default:
 				m.warn("%s: a %s variable mcpvisor does not know is kept literal", field, v.host)
 			}

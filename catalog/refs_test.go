@@ -10,6 +10,7 @@ import (
 
 func TestDialects(t *testing.T) {
 	user := editorVars{host: "VS Code", home: "/home/u", sep: "/"}.dialect()
+	windsurf := editorVars{host: "Windsurf", home: "/home/u", workspace: "/work/app", sep: "/", envOnly: true}.dialect()
 	project := editorVars{host: "Cursor", home: "/home/u", workspace: "/work/app", sep: `\`}.dialect()
 	for _, c := range []struct {
 		name     string
@@ -30,9 +31,12 @@ func TestDialects(t *testing.T) {
 		{"opencode env", opencodeDialect, "Bearer {env:KEY}", "Bearer ${KEY}", 0},
 		{"opencode file", opencodeDialect, "{file:~/.key}", "{file:~/.key}", 1},
 		{"opencode literal ${", opencodeDialect, "${KEY}", "$${KEY}", 0},
-		{"editor env", user, "${env:KEY}", "${env:KEY}", 0},
+		{"editor env", user, "${env:KEY}", "${KEY:-}", 0},
 		{"editor input", user, "Bearer ${input:github-token}", "Bearer ${GITHUB_TOKEN}", 1},
 		{"editor userHome", user, "${userHome}/bin", "/home/u/bin", 0},
+		{"windsurf has no userHome", windsurf, "${userHome}/bin", "$${userHome}/bin", 1},
+		{"windsurf has no workspaceFolder", windsurf, "${workspaceFolder}", "$${workspaceFolder}", 1},
+		{"windsurf env", windsurf, "Bearer ${env:T}", "Bearer ${T:-}", 0},
 		{"editor workspace in a user file", user, "${workspaceFolder}/x", "$${workspaceFolder}/x", 1},
 		{"editor workspace", project, "${workspaceFolder}${pathSeparator}${workspaceFolderBasename}${/}", `/work/app\app\`, 0},
 		{"editor unknown", project, "${command:pick}", "$${command:pick}", 1},
