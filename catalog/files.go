@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // MaxFileBytes is the largest file the catalog reads: a JSON file is
@@ -58,17 +59,14 @@ func (r *fileReader) open(path string, limit int64) (*os.File, error) {
 	if !r.inside(real) {
 		return nil, errors.New("it resolves outside the home directory and the project folders: not read")
 	}
-	// Stat before opening: opening a FIFO would block.
-	if st, err := os.Stat(real); err != nil {
-		return nil, fmt.Errorf("cannot stat it: %w", pathless(err))
-	} else if !st.Mode().IsRegular() {
-		return nil, errors.New("it is not a regular file: not read")
-	}
-	f, err := os.Open(real)
+	// Non-blocking: opening a FIFO (one swapped in after any check by
+	// path) would otherwise block until a writer comes. On a regular
+	// file the flag changes nothing.
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open it: %w", pathless(err))
 	}
-	// Stat the open file too: what is read is what is checked.
+	// Stat the open file: what is read is what is checked.
 	st, err := f.Stat()
 	switch {
 	case err != nil:
