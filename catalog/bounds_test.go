@@ -106,7 +106,7 @@ func TestGrowingJSONFileStopsAtLimit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "grew") || len(found) != 0 {
 		t.Fatalf("walkLimited: %d values, %v", len(found), err)
 	}
-	if off, _ := f.Seek(0, io.SeekCurrent); off > 65 {
+	if off, _ := f.(io.Seeker).Seek(0, io.SeekCurrent); off > 65 {
 		t.Errorf("read %d bytes of a file opened under a limit of 64", off)
 	}
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,10 @@ const MaxSettingsBytes = 1 << 20
 // fileReader opens host files under the allowed roots.
 type fileReader struct {
 	roots []string // the home and project folders, symlinks resolved
+	// content, when not nil, is the only file there is: every path a
+	// reader opens reads it, and nothing is read from disk (ReadContent).
+	content []byte
+	served  []string // the paths content was served as
 }
 
 func newFileReader(opts Options) *fileReader {
@@ -45,9 +50,16 @@ var errMissing = errors.New("missing")
 // open opens path for reading if it is a regular file no larger than limit
 // that resolves inside an allowed root. The error is meant for a warning:
 // it names no file content.
-func (r *fileReader) open(path string, limit int64) (*os.File, error) {
+func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 	if path == "" {
 		return nil, errMissing
+	}
+	if r.content != nil {
+		if int64(len(r.content)) > limit {
+			return nil, fmt.Errorf("it is %d bytes, over the limit of %d: not read", len(r.content), limit)
+		}
+		r.served = append(r.served, path)
+		return io.NopCloser(bytes.NewReader(r.content)), nil
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if errors.Is(err, fs.ErrNotExist) {

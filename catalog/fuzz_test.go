@@ -96,10 +96,10 @@ func FuzzReferences(f *testing.F) {
 				t.Fatalf("%q became %q, which mcpvisor cannot read: %v", s, out, err)
 			}
 		}
-		if out := newMapping(literalDialect).text("f", s); out != escapeLiteral(s) {
+		if out := newMapping(literalDialect).text("f", s); out != config.EscapeLiteral(s) {
 			t.Fatalf("literal %q became %q", s, out)
 		}
-		if out := escapeLiteral(s); unescape(out) != s {
+		if out := config.EscapeLiteral(s); unescape(out) != s {
 			t.Fatalf("escape(%q) = %q does not read back", s, out)
 		}
 	})

@@ -228,31 +228,9 @@ func (c serverConfig) requires() []string {
 	}
 	var out []string
 	for _, v := range vals {
-		out = append(out, referencedVariables(v)...)
+		names, _ := config.RequiredNames(v) // a malformed value is config.Parse's to report
+		out = append(out, names...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// referencedVariables returns the variables s refers to in K1 syntax
-// without a default.
-func referencedVariables(s string) []string {
-	var out []string
-	for i := 0; i < len(s); i++ {
-		switch {
-		case strings.HasPrefix(s[i:], "$${"):
-			i += 2
-		case strings.HasPrefix(s[i:], "${"):
-			end := strings.IndexByte(s[i:], '}')
-			if end < 0 {
-				return out
-			}
-			body := strings.TrimPrefix(s[i+2:i+end], "env:")
-			if reVarName.MatchString(body) {
-				out = append(out, body)
-			}
-			i += end
-		}
-	}
-	return out
 }

@@ -22,19 +22,13 @@ var (
 	reShellRef = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(:-.*)?$`)
 )
 
-// escapeLiteral writes text that is literal in the host so that mcpvisor
-// reads it literally too.
-func escapeLiteral(s string) string {
-	return strings.ReplaceAll(s, "${", "$${")
-}
-
 // rewrite translates s: the text between matches of re is literal, and each
 // match becomes what ref returns, or stays literal when ref says so.
 func rewrite(m *mapping, field, s string, re *regexp.Regexp, ref func(sub []string) (string, bool)) string {
 	var b strings.Builder
 	last := 0
 	for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
-		b.WriteString(escapeLiteral(s[last:loc[0]]))
+		b.WriteString(config.EscapeLiteral(s[last:loc[0]]))
 		sub := make([]string, len(loc)/2)
 		for i := range sub {
 			if loc[2*i] >= 0 {
@@ -49,7 +43,7 @@ func rewrite(m *mapping, field, s string, re *regexp.Regexp, ref func(sub []stri
 			ok = false
 		}
 		if !ok {
-			frag = escapeLiteral(sub[0])
+			frag = config.EscapeLiteral(sub[0])
 		} else if strings.HasSuffix(b.String(), "$") {
 			// "$" then "${" reads as the escape "$${": no exact form.
 			m.warn("%s: a \"$\" right before a reference cannot be written exactly; check the value", field)
@@ -57,13 +51,13 @@ func rewrite(m *mapping, field, s string, re *regexp.Regexp, ref func(sub []stri
 		b.WriteString(frag)
 		last = loc[1]
 	}
-	b.WriteString(escapeLiteral(s[last:]))
+	b.WriteString(config.EscapeLiteral(s[last:]))
 	return b.String()
 }
 
 // literalDialect is a host that expands nothing (Claude Desktop, Zed,
 // Codex, goose): every `${` is literal.
-func literalDialect(_ *mapping, _ string, s string) string { return escapeLiteral(s) }
+func literalDialect(_ *mapping, _ string, s string) string { return config.EscapeLiteral(s) }
 
 // shellDialect is Claude Code's: `${VAR}` and `${VAR:-default}`, which
 // mcpvisor reads the same way.
@@ -141,11 +135,11 @@ func (v editorVars) dialect() dialect {
 				m.warn("%s: %s prompts for input %q; mcpvisor reads it from the environment variable %s instead", field, v.host, arg, name)
 				return "${" + name + "}", true
 			case body == "userHome" && v.home != "":
-				return escapeLiteral(v.home), true
+				return config.EscapeLiteral(v.home), true
 			case (body == "workspaceFolder" || body == "workspaceRoot") && v.workspace != "":
-				return escapeLiteral(v.workspace), true
+				return config.EscapeLiteral(v.workspace), true
 			case body == "workspaceFolderBasename" && v.workspace != "":
-				return escapeLiteral(lastElem(v.workspace)), true
+				return config.EscapeLiteral(lastElem(v.workspace)), true
 			case body == "pathSeparator" || body == "/":
 				return v.sep, true
 			default:

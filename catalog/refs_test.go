@@ -49,13 +49,6 @@ func TestDialects(t *testing.T) {
 	}
 }
 
-func TestReferencedVariables(t *testing.T) {
-	got := referencedVariables("${A} $${B} ${C:-x} ${env:D} ${input:e} ${E")
-	if want := []string{"A", "D"}; !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
 func TestInputVariable(t *testing.T) {
 	for in, want := range map[string]string{"github-token": "GITHUB_TOKEN", "api_key": "API_KEY", "1st": "_ST", "": "INPUT"} {
 		if got := inputVariable(in); got != want {

@@ -150,6 +150,23 @@ func ReferencedNames(v string) ([]string, error) {
 	return names, nil
 }
 
+// RequiredNames returns the variables v refers to without a default
+// (those a connect fails on when unset), as [ReferencedNames] does. An
+// importer lists them as what the user must supply.
+func RequiredNames(v string) ([]string, error) {
+	ps, err := parseRefs(v)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range ps {
+		if p.ref != nil && !p.ref.hasDefault && !slices.Contains(names, p.ref.name) {
+			names = append(names, p.ref.name)
+		}
+	}
+	return names, nil
+}
+
 // maxEnvName bounds the length of a name [EnvShaped] accepts.
 const maxEnvName = 64
 

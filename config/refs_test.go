@@ -81,6 +81,16 @@ func TestUnsetVariable(t *testing.T) {
 	}
 }
 
+func TestRequiredNames(t *testing.T) {
+	got, err := RequiredNames("${A} $${B} ${C:-x} ${env:D} ${A} ${E:-}")
+	if want := []string{"A", "D"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	if _, err := RequiredNames("${input:e}"); err == nil {
+		t.Error("a malformed reference gave no error")
+	}
+}
+
 func TestEscapeLiteral(t *testing.T) {
 	for _, s := range []string{"", "pa$$w0rd", "${A}", "$${A}", "${", "$", "${${", "a$${b}$"} {
 		esc := EscapeLiteral(s)

@@ -43,6 +43,10 @@ const maxBodyBytes = 1 << 20
 //	DELETE /api/mcp/resources/subscriptions/{id}  {} → 204
 //	POST   /api/mcp/resources/read           {"server": NAME, "uri": URI} → {"contents": [...]}
 //	GET    /api/mcp/events                   Server-Sent Events (see http_events.go)
+//	GET    /api/mcp/catalog                  {"entries": [...], "warnings": [...]} (CatalogList)
+//	GET    /api/mcp/catalog/diff?source=S    {"servers": [{"source", "file", "name", "status", "fields"}], "warnings"}
+//	POST   /api/mcp/catalog/diff             {"entries": [{"name", "config"}]} or {"format", "content"} → the same
+//	POST   /api/mcp/catalog/apply            {"entries": [{"source", "file", "name", "as", "config"}]} → {"results": [...]}
 //
 // The debug routes are not part of it: see DebugHandler.
 //
@@ -92,6 +96,10 @@ func (r *Runtime) Handler() http.Handler {
 	handleFor("POST /api/mcp/resources/subscriptions", r.namedInBodyBudget, r.handleSubscribe)
 	handleFor("DELETE /api/mcp/resources/subscriptions/{id}", r.namedInBodyBudget, r.handleUnsubscribe)
 	handleFor("POST /api/mcp/resources/read", r.namedInBodyBudget, r.handleReadResource)
+	handle("GET /api/mcp/catalog", r.handleCatalog)
+	handle("GET /api/mcp/catalog/diff", r.handleCatalogSourceDiff)
+	handle("POST /api/mcp/catalog/diff", r.handleCatalogDiff)
+	handle("POST /api/mcp/catalog/apply", r.handleCatalogApply)
 	mux.Handle("GET /api/mcp/events", apiHandler{h: r.handleEvents, log: r.logAPIError}) // long-lived: deadlines per frame
 	return r.guarded(mux)
 }

@@ -276,9 +276,11 @@ func ask[T any](ctx context.Context, r *Runtime, msg messages.ManagerRequest, re
 	}
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty slice for nil: a JSON answer lists [] rather
+// than null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -159,6 +160,17 @@ type Options struct {
 	// variable. Default os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
 
+	// Home is the home directory the catalog (Catalog, CatalogDiff,
+	// ApplyCatalog) reads the other hosts' files under, and the per-OS
+	// config folders beneath it. Default: the user's home
+	// (os.UserHomeDir, that is $HOME), resolved at Start; if there is
+	// none the catalog lists only the built-in templates.
+	Home string
+	// Projects are project folders the catalog also reads each host's
+	// project files in (.mcp.json, .cursor/mcp.json, .vscode/mcp.json,
+	// ...). Default none.
+	Projects []string
+
 	// Subreaper (Linux only; off by default, on in `demo run`) makes the
 	// process a child subreaper (prctl PR_SET_CHILD_SUBREAPER): orphans of
 	// the servers (a helper that double-forked or called setsid) are
@@ -239,6 +251,10 @@ func (o *Options) setDefaults() {
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
 	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir() // none: the catalog has only its templates
+	}
+	o.Projects = slices.Clone(o.Projects)
 	if o.StopGrace <= 0 {
 		o.StopGrace = defaultStopGrace
 	}
@@ -320,6 +336,11 @@ func moduleVersion(info *debug.BuildInfo, ok bool) string {
 func (o *Options) shutdownBound() time.Duration {
 	return mcpconn.StopBound(o.StopGrace) + 3*time.Second
 }
+
+// ResolveStateDir returns the state directory o names, resolved now as
+// Start would resolve it (StateDir, else the defaults written there). A
+// tool that edits the config file at rest (demo import) uses it.
+func (o Options) ResolveStateDir() (string, error) { return o.stateDir() }
 
 // stateDir resolves the state directory now.
 func (o *Options) stateDir() (string, error) {

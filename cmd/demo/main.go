@@ -1,9 +1,11 @@
 // Command demo shows mcpvisor end to end with nothing to install.
 //
 //	demo                      the tour: runs its own example server through the runtime
-//	demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION]
+//	demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR]
 //	                          runs the runtime on DIR/mcp_servers.json and serves its management
 //	                          API on ADDR (default 127.0.0.1:7077) until SIGINT/SIGTERM; SIGHUP reloads
+//	demo import [-from HOST|FILE] [-format F] [-state-dir DIR] [-home DIR] [-project DIR]... [-dry-run]
+//	                          diffs other hosts' servers against DIR/mcp_servers.json and adds the new ones
 //	demo serve [flags]        the example MCP server on stdio (what the tour connects to)
 package main
 
@@ -31,6 +33,8 @@ func run(args []string) int {
 		return exampleserver.Main(args[1:])
 	case "run":
 		return runServe(args[1:])
+	case "import":
+		return runImport(os.Stdout, os.Stderr, args[1:])
 	case "tour":
 		return tour(os.Stdout, newLogger(os.Stderr, slog.LevelInfo))
 	case "-h", "-help", "--help", "help":
@@ -45,9 +49,12 @@ func run(args []string) int {
 const usage = `usage:
   demo                      the tour: start the runtime on an embedded config, show tools, calls,
                             prompts, resources, a list change and crash recovery
-  demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION]
+  demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR]
                             run the runtime on DIR/mcp_servers.json and serve its management API
                             on ADDR (default 127.0.0.1:7077) until SIGINT or SIGTERM; SIGHUP reloads
+  demo import [-from HOST|FILE] [-format F] [-state-dir DIR] [-home DIR] [-project DIR]... [-dry-run]
+                            print the diff (masked) of other hosts' servers (all hosts, one, or one
+                            file) against DIR/mcp_servers.json and add the servers it calls "add"
   demo serve [flags]        the example MCP server on stdio (demo serve -h for its flags)
 `
 

@@ -39,6 +39,9 @@ func runServe(args []string) int {
 	toolSearch := fs.Bool("tool-search", false, "deferred tool mode: GET /api/mcp/tools/model is search_tools plus the pinned tools (runtime.Options.ToolSearch)")
 	pin := fs.String("pin", "", "comma-separated registry names or globs of the tools -tool-search hands the model beside search_tools")
 	keepAlive := fs.Duration("keepalive", 0, "probe each ready server every `interval` and restart one that stops answering (0: the default 30s; negative: off; runtime.Options.KeepAlive)")
+	var projects stringList
+	fs.Var(&projects, "project", "a project `folder` whose hosts' project files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) the catalog reads; repeatable (runtime.Options.Projects)")
+	home := fs.String("home", "", "the home `directory` the catalog reads the other hosts' files under (default $HOME; runtime.Options.Home)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -60,8 +63,18 @@ func runServe(args []string) int {
 	}
 	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
-		KeepAlive: *keepAlive}
+		KeepAlive: *keepAlive, Home: *home, Projects: projects}
 	return serveAPI(os.Stdout, newLogger(os.Stderr, level), opts, *listen)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }
 
 // pinList splits the -pin flag into its globs, blanks dropped.
