@@ -73,7 +73,9 @@ type Entry struct {
 	// Config is the mapped mcpvisor entry in the storage form: "type",
 	// "command", "cwd", "env", "url", "headers", "auth", "enabled",
 	// "timeout_seconds", "connect_timeout_seconds", "tools". It holds the
-	// host's values, secrets included: mask it before answering.
+	// host's values, secrets included: mask it before answering
+	// ([MaskedConfig]). Formatting the Entry itself (fmt, encoding/json,
+	// log/slog) masks it.
 	Config json.RawMessage `json:"config"`
 	// Requires lists the environment variables the config refers to
 	// without a default: a template's values the user must supply, or a

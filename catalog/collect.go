@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/openprogram/mcpvisor/config"
 )
@@ -23,6 +24,7 @@ func (c *collector) warn(src Source, file, format string, args ...any) {
 
 // add records the entry mapped from one host server.
 func (c *collector) add(src Source, file, name string, m *mapping) {
+	m.resolveCwd(c.projectOf(file))
 	data, err := json.Marshal(m.cfg)
 	if err != nil { // cannot happen: the config holds only strings, ints and bools
 		c.warn(src, file, "server %q: cannot encode its mapped config", name)
@@ -30,7 +32,7 @@ func (c *collector) add(src Source, file, name string, m *mapping) {
 	}
 	warnings := m.warnings
 	if config.ValidateName(name) != nil {
-		warnings = append(warnings, fmt.Sprintf("the name %q is not a valid mcpvisor server name (letters, digits, '_' or '-', at most 64): apply it under another name", name))
+		warnings = append(warnings, fmt.Sprintf("the name %q is not a valid mcpvisor server name (letters, digits, '_' or '-', at most %d): apply it under another name", name, config.MaxNameLen))
 	}
 	c.entries = append(c.entries, Entry{
 		Source:   src,
@@ -40,6 +42,21 @@ func (c *collector) add(src Source, file, name string, m *mapping) {
 		Requires: m.cfg.requires(),
 		Warnings: warnings,
 	})
+}
+
+// projectOf returns the project folder file belongs to: the project of a
+// Claude Code "~/.claude.json#projects/PATH" entry, else the folder of
+// opts.Projects that holds file; "" for a user file.
+func (c *collector) projectOf(file string) string {
+	if _, p, ok := strings.Cut(file, "#projects/"); ok {
+		return p
+	}
+	for _, dir := range c.opts.Projects {
+		if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") && rel != "." {
+			return dir
+		}
+	}
+	return ""
 }
 
 // mapper maps one host server entry.

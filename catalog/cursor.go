@@ -24,7 +24,8 @@ func readCursor(c *collector) {
 // host; workspace is the project folder of a project file, "" for a
 // user file.
 func readEditorFile(c *collector, src Source, host, path, workspace string, mapFields func(*mapping, *fields), want ...keyPath) {
-	vars := editorVars{host: host, home: c.opts.Home, workspace: workspace, sep: c.opts.pathSeparator()}
+	vars := editorVars{host: host, home: c.opts.Home, workspace: workspace, sep: c.opts.pathSeparator(),
+		envOnly: src == SourceWindsurf}
 	c.jsonServers(src, path, true, func(_ string, f *fields) *mapping {
 		m := newMapping(vars.dialect())
 		mapFields(m, f)

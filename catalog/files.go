@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // MaxFileBytes is the largest file the catalog reads: a JSON file is
@@ -17,8 +18,8 @@ const MaxFileBytes = 256 << 20
 
 // MaxSettingsBytes is the largest JSONC, YAML or TOML file the catalog
 // reads. Those formats are parsed whole, and the settings files that hold
-// them are kilobytes.
-const MaxSettingsBytes = 16 << 20
+// them are kilobytes; parsers build a file whole, at many times its size.
+const MaxSettingsBytes = 1 << 20
 
 // fileReader opens host files under the allowed roots.
 type fileReader struct {
@@ -70,17 +71,14 @@ func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 	if !r.inside(real) {
 		return nil, errors.New("it resolves outside the home directory and the project folders: not read")
 	}
-	// Stat before opening: opening a FIFO would block.
-	if st, err := os.Stat(real); err != nil {
-		return nil, fmt.Errorf("cannot stat it: %w", pathless(err))
-	} else if !st.Mode().IsRegular() {
-		return nil, errors.New("it is not a regular file: not read")
-	}
-	f, err := os.Open(real)
+	// Non-blocking: opening a FIFO (one swapped in after any check by
+	// path) would otherwise block until a writer comes. On a regular
+	// file the flag changes nothing.
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open it: %w", pathless(err))
 	}
-	// Stat the open file too: what is read is what is checked.
+	// Stat the open file: what is read is what is checked.
 	st, err := f.Stat()
 	switch {
 	case err != nil:
@@ -109,9 +107,15 @@ func (r *fileReader) readAll(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read it: %w", pathless(err))
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("it grew over the limit of %d bytes while read: not read", limit)
+		return nil, grewError(limit)
 	}
 	return data, nil
+}
+
+// grewError is the warning for a file that passed its size check and grew
+// over limit while read.
+func grewError(limit int64) error {
+	return fmt.Errorf("it grew over the limit of %d bytes while read: not read", limit)
 }
 
 func (r *fileReader) inside(path string) bool {

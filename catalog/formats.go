@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 
 	"github.com/tailscale/hujson"
@@ -16,12 +17,25 @@ func (c *collector) jsonFile(src Source, path string, want ...keyPath) ([]found,
 	if err == nil {
 		defer f.Close()
 		var out []found
-		if out, err = walkJSON(f, want...); err == nil {
+		if out, err = walkLimited(f, MaxFileBytes, want...); err == nil {
 			return out, true
 		}
 	}
 	c.fileError(src, path, err)
 	return nil, false
+}
+
+// walkLimited walks r (a file checked to hold at most limit bytes when it
+// was opened) reading no more than limit+1 bytes of it: a file that grows
+// while read (a host appending its history) is not read to its end, and
+// is an error of its own.
+func walkLimited(r io.Reader, limit int64, want ...keyPath) ([]found, error) {
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	out, err := walkJSON(lr, want...)
+	if lr.N == 0 {
+		return nil, grewError(limit)
+	}
+	return out, err
 }
 
 // jsoncFile reads a JSON-with-comments file (VS Code, Zed, opencode:

@@ -48,6 +48,15 @@ func fuzzHost(f *testing.F, source Source, rel string) {
 			if _, err := config.Parse(doc); err != nil {
 				t.Fatalf("%s: config.Parse: %v\n%s", e.Name, err, e.Config)
 			}
+			var cfg serverConfig
+			if err := json.Unmarshal(e.Config, &cfg); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range mappedStrings(cfg) {
+				if _, err := config.ReferencedNames(v); err != nil {
+					t.Fatalf("%s: a mapped value mcpvisor cannot read: %v\n%s", e.Name, err, e.Config)
+				}
+			}
 		}
 	})
 }
@@ -72,15 +81,19 @@ func FuzzGemini(f *testing.F)   { fuzzHost(f, SourceGemini, ".gemini/settings.js
 // with no reference syntax comes out as it went in, a host that expands
 // nothing only has its "${" escaped, and the escape reads back.
 func FuzzReferences(f *testing.F) {
-	for _, s := range []string{"${A}", "$${A}", "${A:-x}", "${env:A}", "${input:id}", "{env:A}", "$A", "pa$$w0rd", "${", "}", "${}"} {
+	for _, s := range []string{"${A:-a${B}}", "pa$sword", "${A}", "$${A}", "${A:-x}", "${env:A}", "${input:id}", "{env:A}", "$A", "pa$$w0rd", "${", "}", "${}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		vars := editorVars{host: "VS Code", home: "/h", workspace: "/w", sep: "/"}
 		plain := !strings.ContainsAny(s, "${")
 		for _, d := range []dialect{literalDialect, shellDialect, geminiDialect, opencodeDialect, vars.dialect()} {
-			if out := newMapping(d).text("f", s); plain && out != s {
+			out := newMapping(d).text("f", s)
+			if plain && out != s {
 				t.Fatalf("%q, with no reference syntax, became %q", s, out)
+			}
+			if _, err := config.ReferencedNames(out); err != nil {
+				t.Fatalf("%q became %q, which mcpvisor cannot read: %v", s, out, err)
 			}
 		}
 		if out := newMapping(literalDialect).text("f", s); out != config.EscapeLiteral(s) {
@@ -104,4 +117,19 @@ func unescape(s string) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// mappedStrings is every value of cfg that may hold references.
+func mappedStrings(cfg serverConfig) []string {
+	out := append([]string{cfg.Cwd, cfg.URL}, cfg.Command...)
+	for _, v := range cfg.Env {
+		out = append(out, v)
+	}
+	for _, v := range cfg.Headers {
+		out = append(out, v)
+	}
+	if cfg.Auth != nil {
+		out = append(out, cfg.Auth.Token, cfg.Auth.ClientSecret)
+	}
+	return out
 }

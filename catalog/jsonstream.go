@@ -16,6 +16,45 @@ import (
 // read buffer, where encoding/json's Decoder.Token would allocate every
 // string of it.
 
+// MaxKeptBytes bounds one kept value (the servers of one file, or of one
+// project in it): settings are kilobytes, and a kept value is held whole,
+// then decoded. A file with a larger one is a warning.
+const MaxKeptBytes = 1 << 20
+
+// MaxTokenBytes bounds any single token of a walked JSON file (a string,
+// a number): the decoder holds a token whole, even one it skips. A
+// history string over it (a pasted file of 4 MiB) makes the file a
+// warning; a real one is far smaller.
+const MaxTokenBytes = 4 << 20
+
+// errTooLarge is the reader's refusal: it reads past a bound (a token, a
+// kept value).
+var errTooLarge = errors.New("a value is too large")
+
+// boundedReader is the decoder's input: it refuses to read on once the
+// decoder holds more than MaxTokenBytes it has not consumed (the decoder
+// fetches more only to finish the token it is on, so those bytes are
+// all one token), or, while a kept value is read, once that value has
+// passed MaxKeptBytes.
+type boundedReader struct {
+	r         io.Reader
+	dec       *jsontext.Decoder
+	read      int64 // bytes given to dec
+	keptStart int64 // input offset where the kept value being read starts; -1 when none
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	switch {
+	case b.keptStart >= 0 && b.read-b.keptStart > MaxKeptBytes:
+		return 0, errTooLarge
+	case b.read-b.dec.InputOffset() > MaxTokenBytes:
+		return 0, errTooLarge
+	}
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
+}
+
 // keyPath is a path of object keys from the document's top; "*" matches
 // any key.
 type keyPath []string
@@ -29,15 +68,19 @@ type found struct {
 // walkJSON reads one JSON object from r and returns a copy of each value
 // whose key path matches one of want, skipping everything else without
 // building it. A later duplicate of a key wins, as in JavaScript hosts.
+// A kept value over MaxKeptBytes, or any token over MaxTokenBytes, is an
+// error: memory stays bounded by those, not by the file.
 func walkJSON(r io.Reader, want ...keyPath) ([]found, error) {
-	dec := jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	br := &boundedReader{r: r, keptStart: -1}
+	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	br.dec = dec
 	if dec.PeekKind() != '{' {
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, syntaxError(dec, err)
 		}
 		return nil, errors.New("the top level is not a JSON object")
 	}
-	w := &walker{dec: dec, want: want}
+	w := &walker{dec: dec, in: br, want: want}
 	if err := w.object(nil); err != nil {
 		return nil, err
 	}
@@ -50,6 +93,7 @@ func walkJSON(r io.Reader, want ...keyPath) ([]found, error) {
 
 type walker struct {
 	dec  *jsontext.Decoder
+	in   *boundedReader
 	want []keyPath
 	out  []found
 }
@@ -68,7 +112,12 @@ func (w *walker) object(path []string) error {
 		match, prefix := w.match(sub)
 		switch {
 		case match:
+			w.in.keptStart = w.dec.InputOffset()
 			v, err := w.dec.ReadValue()
+			w.in.keptStart = -1
+			if errors.Is(err, errTooLarge) {
+				return fmt.Errorf("the value of %q is over %d bytes: not read", sub[len(sub)-1], MaxKeptBytes)
+			}
 			if err != nil {
 				return syntaxError(w.dec, err)
 			}
@@ -139,6 +188,9 @@ func equalPath(a, b []string) bool {
 // syntaxError says where the JSON broke, by byte offset only: the decoder's
 // message may quote the file, and the file may hold secrets.
 func syntaxError(dec *jsontext.Decoder, err error) error {
+	if errors.Is(err, errTooLarge) {
+		return fmt.Errorf("a single value near byte %d is over %d bytes: not read", dec.InputOffset(), MaxTokenBytes)
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errors.New("it ends in the middle of the JSON")
 	}

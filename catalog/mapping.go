@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -165,6 +166,27 @@ func (m *mapping) oauthClient(field string, raw []byte, idKey, secretKey string)
 
 // cwd sets the working directory of a local server.
 func (m *mapping) cwd(dir string) { m.cfg.Cwd = m.text("cwd", dir) }
+
+// resolveCwd makes a relative cwd (Gemini CLI documents "./mcp_tools")
+// absolute against project, the folder the host runs a project's servers
+// in; mcpvisor requires an absolute one. Without a project (a user file)
+// there is nothing to resolve it against: it is dropped, with a warning.
+// A cwd that starts with a reference is left as it is: the reference is
+// what makes it absolute.
+func (m *mapping) resolveCwd(project string) {
+	dir := m.cfg.Cwd
+	switch {
+	case dir == "" || filepath.IsAbs(dir) || strings.HasPrefix(dir, "${"):
+	case project == "":
+		m.cfg.Cwd = ""
+		m.warn("cwd: a relative path in a user file, with no project folder to resolve it against: not mapped")
+	case strings.Contains(dir, "${"):
+		// No Clean: ".." next to a reference is the reference's business.
+		m.cfg.Cwd = config.EscapeLiteral(project) + string(filepath.Separator) + dir
+	default:
+		m.cfg.Cwd = config.EscapeLiteral(filepath.Join(project, dir))
+	}
+}
 
 // disabled records a host's off switch: the entry is imported disabled.
 func (m *mapping) disabled(host string) {

@@ -36,6 +36,12 @@ func rewrite(m *mapping, field, s string, re *regexp.Regexp, ref func(sub []stri
 			}
 		}
 		frag, ok := ref(sub)
+		if _, err := config.ReferencedNames(frag); ok && err != nil {
+			// A form the host takes but mcpvisor rejects (Claude Code's
+			// "${A:-x${B}}"): kept literal, so the entry stays valid.
+			m.warn("%s: a reference mcpvisor cannot read (%v): kept literal, check the value", field, err)
+			ok = false
+		}
 		if !ok {
 			frag = config.EscapeLiteral(sub[0])
 		} else if strings.HasSuffix(b.String(), "$") {
@@ -68,6 +74,13 @@ func geminiDialect(m *mapping, field, s string) string {
 		if !reVarName.MatchString(name) {
 			return "", false
 		}
+		if sub[1] != "" {
+			// Gemini CLI keeps an unset $NAME as it is, so "pa$sword"
+			// may be a password, not a variable; mcpvisor's ${NAME}
+			// fails when unset. The name is not quoted: it may be part
+			// of a secret.
+			m.warn("%s: a bare $NAME became the reference ${NAME}, which fails when the variable is unset (Gemini CLI keeps the text): if it is not a variable, edit the value", field)
+		}
 		return "${" + name + "}", true
 	})
 }
@@ -90,12 +103,14 @@ func opencodeDialect(m *mapping, field, s string) string {
 // hosts (VS Code, Cursor, Windsurf) for one file.
 type editorVars struct {
 	host      string // for warnings
+	envOnly   bool   // Windsurf: only ${env:} and ${file:}, no editor variables
 	home      string
 	workspace string // "" for a user file
 	sep       string
 }
 
-// dialect returns the translation of `${env:VAR}`, `${input:ID}`,
+// dialect returns the translation of `${env:VAR}` (as `${VAR:-}`: the
+// editor reads an unset one as ""), `${input:ID}`,
 // `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`,
 // `${pathSeparator}` and `${/}`; what is left is kept literal with a
 // warning.
@@ -106,7 +121,15 @@ func (v editorVars) dialect() dialect {
 			kind, arg, _ := strings.Cut(body, ":")
 			switch {
 			case kind == "env" && reVarName.MatchString(arg):
-				return "${env:" + arg + "}", true
+				// The editor makes an unset variable "": so does an
+				// empty default, still a reference.
+				return "${" + arg + ":-}", true
+			case kind == "file":
+				m.warn("%s: %s reads part of it from a file (${file:...}), which mcpvisor cannot: kept literal, replace it", field, v.host)
+				return "", false
+			case v.envOnly:
+				m.warn("%s: a %s variable mcpvisor does not know is kept literal", field, v.host)
+				return "", false
 			case kind == "input":
 				name := inputVariable(arg)
 				m.warn("%s: %s prompts for input %q; mcpvisor reads it from the environment variable %s instead", field, v.host, arg, name)
@@ -119,8 +142,6 @@ func (v editorVars) dialect() dialect {
 				return config.EscapeLiteral(lastElem(v.workspace)), true
 			case body == "pathSeparator" || body == "/":
 				return v.sep, true
-			case kind == "file":
-				m.warn("%s: %s reads part of it from a file (${file:...}), which mcpvisor cannot: kept literal, replace it", field, v.host)
 			default:
 				m.warn("%s: a %s variable mcpvisor does not know is kept literal", field, v.host)
 			}

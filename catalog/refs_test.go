@@ -2,11 +2,15 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/openprogram/mcpvisor/config"
 )
 
 func TestDialects(t *testing.T) {
 	user := editorVars{host: "VS Code", home: "/home/u", sep: "/"}.dialect()
+	windsurf := editorVars{host: "Windsurf", home: "/home/u", workspace: "/work/app", sep: "/", envOnly: true}.dialect()
 	project := editorVars{host: "Cursor", home: "/home/u", workspace: "/work/app", sep: `\`}.dialect()
 	for _, c := range []struct {
 		name     string
@@ -20,16 +24,19 @@ func TestDialects(t *testing.T) {
 		{"claude code default", shellDialect, "${PORT:-8080}/x", "${PORT:-8080}/x", 0},
 		{"claude code not a var", shellDialect, "${not a var}", "$${not a var}", 0},
 		{"claude code $ before ref", shellDialect, "$${A}", "$${A}", 1},
-		{"gemini $VAR", geminiDialect, "Bearer $TOKEN", "Bearer ${TOKEN}", 0},
+		{"gemini $VAR", geminiDialect, "Bearer $TOKEN", "Bearer ${TOKEN}", 1},
 		{"gemini ${VAR}", geminiDialect, "${TOKEN}-x", "${TOKEN}-x", 0},
 		{"gemini default is literal", geminiDialect, "${A:-b}", "$${A:-b}", 0},
 		{"gemini lone $", geminiDialect, "cost $ 5", "cost $ 5", 0},
 		{"opencode env", opencodeDialect, "Bearer {env:KEY}", "Bearer ${KEY}", 0},
 		{"opencode file", opencodeDialect, "{file:~/.key}", "{file:~/.key}", 1},
 		{"opencode literal ${", opencodeDialect, "${KEY}", "$${KEY}", 0},
-		{"editor env", user, "${env:KEY}", "${env:KEY}", 0},
+		{"editor env", user, "${env:KEY}", "${KEY:-}", 0},
 		{"editor input", user, "Bearer ${input:github-token}", "Bearer ${GITHUB_TOKEN}", 1},
 		{"editor userHome", user, "${userHome}/bin", "/home/u/bin", 0},
+		{"windsurf has no userHome", windsurf, "${userHome}/bin", "$${userHome}/bin", 1},
+		{"windsurf has no workspaceFolder", windsurf, "${workspaceFolder}", "$${workspaceFolder}", 1},
+		{"windsurf env", windsurf, "Bearer ${env:T}", "Bearer ${T:-}", 0},
 		{"editor workspace in a user file", user, "${workspaceFolder}/x", "$${workspaceFolder}/x", 1},
 		{"editor workspace", project, "${workspaceFolder}${pathSeparator}${workspaceFolderBasename}${/}", `/work/app\app\`, 0},
 		{"editor unknown", project, "${command:pick}", "$${command:pick}", 1},
@@ -122,5 +129,27 @@ func TestHeaderSpellingsAreOneHeader(t *testing.T) {
 	m.headers(map[string]string{"authorization": "a", "Authorization": "b", "X-Key": "c"})
 	if len(m.cfg.Headers) != 2 || m.cfg.Headers["authorization"] != "a" || m.cfg.Headers["X-Key"] != "c" || len(m.warnings) != 1 {
 		t.Errorf("headers %v, warnings %q", m.cfg.Headers, m.warnings)
+	}
+}
+
+// Gemini CLI keeps an unset bare $NAME literal, so each one rewritten to
+// ${NAME} is a warning that does not quote it; a Claude Code form mcpvisor
+// rejects is kept literal with a warning, so the value stays readable.
+func TestRewrittenReferencesChecked(t *testing.T) {
+	m := newMapping(geminiDialect)
+	if out := m.text("env.P", "pa$sword and $HOME"); out != "pa${sword} and ${HOME}" || len(m.warnings) != 2 ||
+		strings.Contains(strings.Join(m.warnings, " "), "sword") || !strings.HasPrefix(m.warnings[0], "env.P: ") {
+		t.Errorf("gemini: %q, warnings %q", out, m.warnings)
+	}
+	if m := newMapping(geminiDialect); m.text("f", "${HOME}") != "${HOME}" || len(m.warnings) != 0 {
+		t.Errorf("gemini ${HOME}: warnings %q", m.warnings)
+	}
+	m = newMapping(shellDialect)
+	out := m.text("env.X", "${VAR:-a${B}}")
+	if names, err := config.ReferencedNames(out); err != nil || len(names) != 0 || len(m.warnings) != 1 {
+		t.Errorf("shell: %q (%v %v), warnings %q", out, names, err, m.warnings)
+	}
+	if got, _ := config.ExpandValue(out, func(string) (string, bool) { return "", false }); got != "${VAR:-a${B}}" {
+		t.Errorf("shell: %q does not read back literally: %q", out, got)
 	}
 }

@@ -197,8 +197,9 @@ func (s Server) Equal(o Server) bool {
 // output of the server itself (for example a subprocess echoing its
 // environment).
 //
-// A value made only of references ([SecretView.Reference]) holds no secret
-// and is left out; on the copy [Server.Expand] returns, the expanded values
+// A value made only of references to [EnvShaped] names
+// ([SecretView.Reference]) holds no secret and is left out; a referenced
+// name of another shape may be a pasted secret, and is one, alone as well; on the copy [Server.Expand] returns, the expanded values
 // are secrets like any configured one, and so is what each reference of a
 // secret field expanded to, alone (a server may echo the token of
 // "Bearer ${TOKEN}" without the scheme). Values in the command or the cwd
@@ -212,6 +213,15 @@ func (s Server) Secrets() []string {
 	add := func(v string) {
 		if v != "" && !slices.Contains(out, v) && (s.expanded || !referenceOnly(v)) {
 			out = append(out, v)
+			if !s.expanded {
+				// "Bearer ${ghp_abc…}": the name may be the secret, and
+				// an error or a log may show it without the rest.
+				for _, n := range pastedNames(v) {
+					if !slices.Contains(out, n) {
+						out = append(out, n)
+					}
+				}
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {

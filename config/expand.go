@@ -112,6 +112,11 @@ func (s Server) Expand(lookup func(string) (string, bool)) (Server, error) {
 	if ferr != nil {
 		return Server{}, ferr.inServer(s.Name)
 	}
+	if s.Cwd != "" && x.Cwd == "" {
+		// "" means mcpvisor's own directory: a cwd whose variables are
+		// empty must not silently become that.
+		return Server{}, fieldErr("cwd", "its references expanded to an empty path (set the variables, or remove cwd to run in mcpvisor's directory)").inServer(s.Name)
+	}
 	x.expanded = true
 	if x.Auth != nil {
 		x.Auth.parseKey()

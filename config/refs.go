@@ -167,14 +167,61 @@ func RequiredNames(v string) ([]string, error) {
 	return names, nil
 }
 
+// maxEnvName bounds the length of a name [EnvShaped] accepts.
+const maxEnvName = 64
+
+// EnvShaped reports whether name looks like a real environment variable:
+// an upper-case ASCII letter or '_', then up to 63 upper-case letters,
+// digits or '_' (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY), and not shaped like
+// an upper-case key (16 bytes or more with a digit and no '_', as an AWS
+// access key id "AKIA…" is). Any other valid name still expands, but may
+// be a secret pasted inside braces ("${ghp_abc…}", "${sk_live_…}"): it is
+// never shown, never quoted in an error, and a value holding it is a
+// secret of [Server.Secrets].
+func EnvShaped(name string) bool {
+	if name == "" || len(name) > maxEnvName || '0' <= name[0] && name[0] <= '9' {
+		return false
+	}
+	digit, under := false, false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case '0' <= c && c <= '9':
+			digit = true
+		case c == '_':
+			under = true
+		case 'A' <= c && c <= 'Z':
+		default:
+			return false
+		}
+	}
+	return under || !digit || len(name) < keyShapedLen
+}
+
+// keyShapedLen is the length from which an upper-case name with a digit
+// and no '_' is taken for a key rather than a variable.
+const keyShapedLen = 16
+
 // UnsetVariableError reports a reference to a variable that is not set
-// and has no default. It names the variable, never a value.
+// and has no default. It names the variable only when the name is
+// [EnvShaped]: any other name may be a pasted secret, and Name is then "".
 type UnsetVariableError struct {
 	Name string
 }
 
 func (e *UnsetVariableError) Error() string {
+	if e.Name == "" {
+		return "references an unset variable whose name is not shaped like an environment variable (upper-case letters, digits and '_'; a secret pasted inside ${…}?): set it, or give a default"
+	}
 	return fmt.Sprintf("references ${%s}, which is not set in mcpvisor's environment (set it, or give a default: ${%s:-value})", e.Name, e.Name)
+}
+
+// unsetVariable is the error for the unset name.
+func unsetVariable(name string) *UnsetVariableError {
+	if !EnvShaped(name) {
+		name = ""
+	}
+	return &UnsetVariableError{Name: name}
 }
 
 // ExpandValue replaces the references of v by the values lookup gives
@@ -208,7 +255,7 @@ func expandValue(v string, lookup func(string) (string, bool)) (string, []string
 		case p.ref.hasDefault && (!ok || val == ""):
 			val = p.ref.def
 		case !ok:
-			return "", nil, &UnsetVariableError{Name: p.ref.name}
+			return "", nil, unsetVariable(p.ref.name)
 		}
 		b.WriteString(val)
 		parts = append(parts, val)
@@ -216,14 +263,22 @@ func expandValue(v string, lookup func(string) (string, bool)) (string, []string
 	return b.String(), parts, nil
 }
 
-// maxSchemeWord bounds the word a reference-only value may start with.
-const maxSchemeWord = 32
+// pastedNames returns the referenced names of v that are not
+// [EnvShaped]: each may be a secret pasted inside braces.
+func pastedNames(v string) []string {
+	names, err := ReferencedNames(v)
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(names, EnvShaped)
+}
 
 // referenceOnly reports whether v holds no secret of its own: one or more
-// references without a default (an empty default is allowed), optionally
-// after a scheme word of letters and '-' and one space ("Bearer ${TOKEN}").
-// A default is literal text and may be a secret, so a value with one is
-// not reference-only.
+// references without a default (an empty default is allowed), each to an
+// [EnvShaped] name, optionally after a known scheme word (schemeWord) and
+// one space ("Bearer ${TOKEN}"). A default is literal text and may be a
+// secret, and so may a name of another shape ("${ghp_abc…}"), so a value
+// with either is not reference-only.
 func referenceOnly(v string) bool {
 	if word, rest, ok := strings.Cut(v, " "); ok && schemeWord(word) {
 		v = rest
@@ -233,21 +288,21 @@ func referenceOnly(v string) bool {
 		return false
 	}
 	for _, p := range ps {
-		if p.ref == nil || p.ref.def != "" {
+		if p.ref == nil || p.ref.def != "" || !EnvShaped(p.ref.name) {
 			return false
 		}
 	}
 	return true
 }
 
+// schemeWord reports whether w is a known authorization scheme, in any
+// case: only a word that is one holds no secret. Any other word before a
+// reference ("correcthorsebatterystaple ${SUFFIX}") may be a secret.
 func schemeWord(w string) bool {
-	if w == "" || len(w) > maxSchemeWord || w[0] == '-' {
-		return false
+	switch strings.ToLower(w) {
+	case "bearer", "basic", "token", "bot", "digest", "apikey", "api-key", "key",
+		"oauth", "dpop", "negotiate", "ssws", "sso-key":
+		return true
 	}
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return false
 }

@@ -141,22 +141,29 @@ func FuzzReferences(f *testing.F) {
 
 func TestReferenceOnly(t *testing.T) {
 	for in, want := range map[string]bool{
-		"${GITHUB_TOKEN}":        true,
-		"Bearer ${GITHUB_TOKEN}": true,
-		"${env:T}":               true,
-		"${USER}${PASS}":         true,
-		"token ${A}${B}":         true,
-		"${A:-}":                 true,
-		"${A:-fallback-secret}":  false,
-		"Bearer  ${T}":           false,
-		"sk-live1 ${T}":          false,
-		"${A}:${B}":              false,
-		"s3cret${T}":             false,
-		"${T} trailing":          false,
-		"$${T}":                  false,
-		"Bearer":                 false,
-		"":                       false,
-		"${":                     false,
+		"${GITHUB_TOKEN}":                     true,
+		"Bearer ${GITHUB_TOKEN}":              true,
+		"${env:T}":                            true,
+		"${USER}${PASS}":                      true,
+		"token ${A}${B}":                      true,
+		"${A:-}":                              true,
+		"${A:-fallback-secret}":               false,
+		"Bearer  ${T}":                        false,
+		"sk-live1 ${T}":                       false,
+		"correcthorsebatterystaple ${SUFFIX}": false,
+		"hunter ${T}":                         false,
+		"bearer ${T}":                         true,
+		"BASIC ${T}":                          true,
+		"ApiKey ${T}":                         true,
+		"Bot ${T}":                            true,
+		"Digest ${T}":                         true,
+		"${A}:${B}":                           false,
+		"s3cret${T}":                          false,
+		"${T} trailing":                       false,
+		"$${T}":                               false,
+		"Bearer":                              false,
+		"":                                    false,
+		"${":                                  false,
 	} {
 		if got := referenceOnly(in); got != want {
 			t.Errorf("referenceOnly(%q) = %v, want %v", in, got, want)
@@ -381,5 +388,58 @@ func TestPatchKeepsReferences(t *testing.T) {
 	}
 	if p, err := ApplyPatch(s, []byte(`{"cwd": ""}`)); err != nil || p.Cwd != "" {
 		t.Fatalf(`cwd "": %v %q`, err, p.Cwd)
+	}
+}
+
+// A name that is not shaped like an environment variable may be a pasted
+// secret: the value stays masked, counts as a secret (the name alone
+// too), and the unset-variable error does not quote it.
+func TestPastedSecretNames(t *testing.T) {
+	for _, name := range []string{"ghp_abc123def456", "sk_live_51Habc", "AKIAIOSFODNN7EXAMPLE", "lower_case", strings.Repeat("A", 65)} {
+		if EnvShaped(name) {
+			t.Errorf("EnvShaped(%q)", name)
+		}
+		v := "Bearer ${" + name + "}"
+		if referenceOnly(v) {
+			t.Errorf("referenceOnly(%q)", v)
+		}
+		s := Server{Name: "s", Type: TypeLocal, Command: []string{"x"}, Env: map[string]string{"T": v}}
+		if sv := s.View().Env["T"]; sv.Reference != "" || sv.Masked == "" {
+			t.Errorf("view of %q = %+v", v, sv)
+		}
+		if secrets := s.Secrets(); !slices.Contains(secrets, v) || !slices.Contains(secrets, name) {
+			t.Errorf("Secrets of %q = %q", v, secrets)
+		}
+		_, err := s.Expand(fakeEnv(nil))
+		if err == nil || strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "env.T") || !strings.Contains(err.Error(), "unset variable") {
+			t.Errorf("Expand %q: %v", v, err)
+		}
+	}
+	var unset *UnsetVariableError
+	if _, err := ExpandValue("${ghp_abc}", fakeEnv(nil)); !errors.As(err, &unset) || unset.Name != "" {
+		t.Errorf("ExpandValue of a pasted name: %v", err)
+	}
+	for _, name := range []string{"GITHUB_TOKEN", "A", "_X", "AWS_SECRET_ACCESS_KEY", "HOME", "PATH2"} {
+		if !EnvShaped(name) || !referenceOnly("Bearer ${"+name+"}") {
+			t.Errorf("%q is not taken for a variable", name)
+		}
+	}
+}
+
+// A cwd made of references that expand to "" is an error naming cwd, not
+// mcpvisor's own directory.
+func TestCwdExpandingToEmpty(t *testing.T) {
+	s := Server{Name: "s", Type: TypeLocal, Enabled: true, Command: []string{"x"}, Cwd: "${WORKDIR}${SUB:-}"}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Expand(fakeEnv(map[string]string{"WORKDIR": ""}))
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "cwd" {
+		t.Fatalf("Expand: %v, want an error naming cwd", err)
+	}
+	x, err := s.Expand(fakeEnv(map[string]string{"WORKDIR": "/srv"}))
+	if err != nil || x.Cwd != "/srv" {
+		t.Fatalf("Expand: %q, %v", x.Cwd, err)
 	}
 }

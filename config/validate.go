@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// maxNameLen is the longest server name. Names become tool-name prefixes
+// MaxNameLen is the longest server name [ValidateName] accepts. Names become tool-name prefixes
 // ("{server}__{tool}", at most 64 characters), so they must leave room.
-const maxNameLen = 48
+const MaxNameLen = 48
 
 // ValidateName reports whether name can name a server: 1 to 48 ASCII
 // letters, digits, '_' or '-'. The error is a *FieldError for "name".
@@ -27,7 +27,7 @@ func ValidateName(name string) error {
 }
 
 func validName(name string) bool {
-	ok := name != "" && len(name) <= maxNameLen
+	ok := name != "" && len(name) <= MaxNameLen
 	for i := 0; ok && i < len(name); i++ {
 		ok = isNameByte(name[i])
 	}
@@ -35,7 +35,7 @@ func validName(name string) bool {
 }
 
 func invalidName(name string) string {
-	return fmt.Sprintf("%s is not a valid server name: use 1 to %d letters, digits, '_' or '-'", quote(name), maxNameLen)
+	return fmt.Sprintf("%s is not a valid server name: use 1 to %d letters, digits, '_' or '-'", quote(name), MaxNameLen)
 }
 
 func isNameByte(c byte) bool {

@@ -14,7 +14,8 @@ import (
 // SecretView is the response form of one secret: whether it is set, and a
 // mask that lets a user recognise it without revealing it.
 //
-// A value made only of references, optionally after a scheme word
+// A value made only of references to environment-shaped names
+// ([EnvShaped]), optionally after a known scheme word
 // ("${GITHUB_TOKEN}", "Bearer ${GITHUB_TOKEN}"), holds no secret: it is
 // shown as it is in Reference, {"has_value": true, "reference": "Bearer
 // ${GITHUB_TOKEN}"}, without a mask. Any other value, one mixing literal

@@ -145,6 +145,40 @@ func TestUnsetReferenceFailsAlone(t *testing.T) {
 	}
 }
 
+// A token pasted inside braces is a valid but not an environment-shaped
+// name: it is masked in the view, never quoted by the unset-variable error
+// (status, events, a PATCH's 502) and scrubbed as a secret.
+func TestPastedSecretReferenceNeverShown(t *testing.T) {
+	const pasted = "ghp_PastedToken0123456789abcdef"
+	bad := exampleServer("bad")
+	bad.Env["TOKEN"] = "Bearer ${" + pasted + "}"
+	rt := start(t, Options{LookupEnv: refLookup(nil)}, bad, exampleServer("ok"))
+	all := rt.Subscribe(events.SubscribeOptions{From: 1, Buffer: 1 << 14})
+	t.Cleanup(all.Close)
+	st := rt.waitSettled(t, "bad")
+	if st.State != status.Failed || st.ErrorKind != status.KindInvalidConfig || !strings.Contains(st.Error, "env.TOKEN") ||
+		!strings.Contains(st.Error, "unset variable") {
+		t.Fatalf("bad = %+v, want failed/invalid_config naming env.TOKEN and an unset variable", st)
+	}
+	api := newAPI(t, rt)
+	if d := api.entry("bad"); d.Env["TOKEN"].Reference != "" || d.Env["TOKEN"].Masked == "" {
+		t.Errorf("GET shows the pasted reference: %+v", d.Env["TOKEN"])
+	}
+	rt.waitReady(t, "ok")
+	a := api.do("PATCH", "/api/mcp/servers/ok", `{"env": {"K": "${sk_live_`+pasted+`}"}}`)
+	if a.code != http.StatusBadGateway {
+		t.Errorf("PATCH to a pasted reference: %d %s", a.code, a.body)
+	}
+	getBody := string(api.do("GET", "/api/mcp/servers", "").want(t, http.StatusOK).body)
+	st, _ = rt.board.Get("bad")
+	stJSON, _ := json.Marshal(st)
+	for _, text := range []string{string(a.body), getBody, string(stJSON), eventsJSON(all)} {
+		if strings.Contains(text, pasted) {
+			t.Errorf("the pasted token is shown: %s", text)
+		}
+	}
+}
+
 // A malformed reference is a 400 naming the field, and a file holding one
 // loads with that server invalid.
 func TestMalformedReferenceRefused(t *testing.T) {

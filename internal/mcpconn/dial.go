@@ -127,6 +127,12 @@ var (
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv, err := opts.Server.Expand(opts.LookupEnv)
 	if err != nil {
+		// The error names fields and shaped variables only, but a value
+		// that failed validation after expanding may be quoted: scrub
+		// it with what the unexpanded server holds as secrets (a name
+		// pasted inside ${…} among them). It stays a *config.FieldError
+		// for the caller's errors.As.
+		err = scrubExpandError(err, opts.Server.Secrets())
 		return nil, fmt.Errorf("connecting %q: %w", opts.Server.Name, err)
 	}
 	// From here on everything (the process, headers, auth, the scrubber
@@ -411,4 +417,19 @@ func dialError(ctx context.Context, srv config.Server, err error, tail *Tail, ta
 		err = fmt.Errorf("%w (last stderr line: %q)", err, line)
 	}
 	return fmt.Errorf("connecting %q: %w", srv.Name, err)
+}
+
+// scrubExpandError returns err, the error of [config.Server.Expand], with
+// secrets removed from its text; a *config.FieldError stays one (with its
+// message scrubbed), so the caller still tells invalid_config by errors.As.
+func scrubExpandError(err error, secrets []string) error {
+	scrub := redact.New(secrets...)
+	var fe *config.FieldError
+	if errors.As(err, &fe) {
+		c := *fe
+		c.Server = scrub.ErrorString(c.Server)
+		c.Message = scrub.ErrorString(c.Message)
+		return &c
+	}
+	return scrub.Error(err)
 }
