@@ -113,7 +113,7 @@ var wantHosts = []want{
 		[]string{}},
 	{SourceOpencode, "@HOME@/.config/opencode/opencode.json", "oauth-app",
 		`{"type":"http","url":"https://oauth.example.com/mcp","auth":{"kind":"oauth","client_id":"${MY_CLIENT_ID}","client_secret":"${MY_CLIENT_SECRET}","scopes":["tools:read","tools:execute"]}}`,
-		[]string{"MY_CLIENT_ID", "MY_CLIENT_SECRET"},
+		[]string{"MY_CLIENT_SECRET"},
 		[]string{}},
 	{SourceOpencode, "@HOME@/.config/opencode/opencode.json", "remote",
 		`{"type":"http","url":"https://mcp.example.com/mcp","headers":{"Authorization":"Bearer ${MY_API_KEY}","X-Static":"MARKER-opencode-header"},"enabled":false}`,

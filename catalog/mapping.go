@@ -212,23 +212,29 @@ func (m *mapping) seconds(field string, v float64) int {
 	return n
 }
 
-// requires lists the variables the config refers to with no default.
+// requires lists the variables the config refers to with no default. A
+// name is listed only where the answer may show it: from command, cwd and
+// url when it is shaped like an environment variable (config.EnvShaped),
+// and from a secret field (env, headers, auth secrets) only when the whole
+// value is references (config.ReferenceOnly), as the masked view shows it;
+// otherwise the name may be a pasted token ("${ghp_…}") or part of a
+// password (Gemini's "hunter2$PART").
 func (c serverConfig) requires() []string {
-	var vals []string
-	vals = append(vals, c.Command...)
-	vals = append(vals, c.Cwd, c.URL)
-	for _, v := range c.Env {
-		vals = append(vals, v)
-	}
-	for _, v := range c.Headers {
-		vals = append(vals, v)
-	}
-	if c.Auth != nil {
-		vals = append(vals, c.Auth.Token, c.Auth.ClientID, c.Auth.ClientSecret)
-	}
 	var out []string
-	for _, v := range vals {
+	for _, v := range append(slices.Clone(c.Command), c.Cwd, c.URL) {
 		names, _ := config.RequiredNames(v) // a malformed value is config.Parse's to report
+		out = append(out, slices.DeleteFunc(names, func(n string) bool { return !config.EnvShaped(n) })...)
+	}
+	secrets := slices.Collect(maps.Values(c.Env))
+	secrets = append(secrets, slices.Collect(maps.Values(c.Headers))...)
+	if c.Auth != nil {
+		secrets = append(secrets, c.Auth.Token, c.Auth.ClientSecret)
+	}
+	for _, v := range secrets {
+		if !config.ReferenceOnly(v) {
+			continue
+		}
+		names, _ := config.RequiredNames(v)
 		out = append(out, names...)
 	}
 	slices.Sort(out)

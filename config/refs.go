@@ -295,6 +295,11 @@ func referenceOnly(v string) bool {
 	return true
 }
 
+// ReferenceOnly reports whether v, the value of a secret field, holds no
+// secret of its own, so that the names it refers to may be shown: the rule
+// of the masked view's reference form (see referenceOnly).
+func ReferenceOnly(v string) bool { return referenceOnly(v) }
+
 // schemeWord reports whether w is a known authorization scheme, in any
 // case: only a word that is one holds no secret. Any other word before a
 // reference ("correcthorsebatterystaple ${SUFFIX}") may be a secret.
