@@ -21,26 +21,16 @@ func (s *Server) refFields(visit func(path string, secret bool, v *string) bool)
 	if !visit("cwd", false, &s.Cwd) {
 		return
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		v := s.Env[k]
-		ok := visit(keyPath("env", k), true, &v)
-		s.Env[k] = v
-		if !ok {
-			return
-		}
+	if !visitMap("env", s.Env, visit) {
+		return
 	}
 	// The URL is not a secret as a whole; its userinfo password is, and
 	// Secrets finds it in the expanded URL.
 	if !visit("url", false, &s.URL) {
 		return
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		v := s.Headers[k]
-		ok := visit(keyPath("headers", k), true, &v)
-		s.Headers[k] = v
-		if !ok {
-			return
-		}
+	if !visitMap("headers", s.Headers, visit) {
+		return
 	}
 	if s.Auth == nil {
 		return
@@ -53,6 +43,20 @@ func (s *Server) refFields(visit func(path string, secret bool, v *string) bool)
 			return
 		}
 	}
+}
+
+// visitMap visits m's values (secrets) in key order under field, writing
+// back what visit leaves, and reports whether every visit returned true.
+func visitMap(field string, m map[string]string, visit func(path string, secret bool, v *string) bool) bool {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
+		ok := visit(keyPath(field, k), true, &v)
+		m[k] = v
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // checkRefs reports the first malformed reference of s, naming its field.
