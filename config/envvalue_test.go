@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,33 @@ func checkEnvErr(t *testing.T, what string, err error, marker string) {
 	var fe *FieldError
 	if !errors.As(err, &fe) || fe.Field != "env.KEY" || !strings.Contains(fe.Message, "control characters") || strings.Contains(err.Error(), marker) {
 		t.Errorf("%s: %v, want a FieldError at env.KEY", what, err)
+	}
+}
+
+// ExpandedSecrets knows what each secret field expanded to even when the
+// expansion fails as a whole: a value that does not validate, or another
+// field's unset variable, does not hide the others; a field that failed
+// brings nothing in, and no reference-only text counts as a secret.
+func TestExpandedSecrets(t *testing.T) {
+	s := Server{Name: "s", Type: TypeLocal, Command: []string{"x"}, Cwd: "${TOK}",
+		Env: map[string]string{"A": "Bearer ${TOK}", "B": "${UNSET}", "C": "${BELL}"}}
+	env := fakeEnv(map[string]string{"TOK": "tok-secret-value", "BELL": "bell\asecret"})
+	if _, err := s.Expand(env); err == nil {
+		t.Fatal("Expand succeeded")
+	}
+	got := s.ExpandedSecrets(env)
+	for _, want := range []string{"Bearer tok-secret-value", "tok-secret-value", "bell\asecret"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ExpandedSecrets lacks %q: %q", want, got)
+		}
+	}
+	for _, v := range got {
+		if strings.Contains(v, "${") {
+			t.Errorf("ExpandedSecrets holds the reference text %q", v)
+		}
+	}
+	x, err := Server{Name: "s", Type: TypeLocal, Command: []string{"x"}, Env: map[string]string{"A": "${TOK}"}}.Expand(env)
+	if err != nil || !slices.Equal(x.ExpandedSecrets(env), x.Secrets()) {
+		t.Errorf("ExpandedSecrets of an expanded server: %v %q", err, x.ExpandedSecrets(env))
 	}
 }
