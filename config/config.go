@@ -54,7 +54,10 @@ type Server struct {
 	// expanded, and exist when the server connects.
 	Cwd string
 	// Env is merged over the parent's environment for a local server.
-	// Every value is a secret, and may hold references.
+	// Every value is a secret, and may hold references. A value holds no
+	// control character but tab, newline and a CR before a newline
+	// (multi-line PEM keys); NUL, BEL, ESC, DEL and the rest are refused,
+	// as written or as expanded.
 	Env map[string]string
 	// URL is the endpoint of an http or sse server.
 	URL string

@@ -128,11 +128,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv, err := opts.Server.Expand(opts.LookupEnv)
 	if err != nil {
 		// The error names fields and shaped variables only, but a value
-		// that failed validation after expanding may be quoted: scrub
-		// it with what the unexpanded server holds as secrets (a name
-		// pasted inside ${…} among them). It stays a *config.FieldError
-		// for the caller's errors.As.
-		err = scrubExpandError(err, opts.Server.Secrets())
+		// that failed validation after expanding may be quoted (a cwd
+		// is, and its variable may be a header's token too): scrub it
+		// with the unexpanded server's secrets (a name pasted inside
+		// ${…} among them) and the expanded values of its secret
+		// fields, in every form the connection's scrubber knows. It
+		// stays a *config.FieldError for the caller's errors.As.
+		err = scrubExpandError(err, opts.Server.ExpandedSecrets(opts.LookupEnv))
 		return nil, fmt.Errorf("connecting %q: %w", opts.Server.Name, err)
 	}
 	// From here on everything (the process, headers, auth, the scrubber
