@@ -40,7 +40,8 @@ func mapCursor(m *mapping, f *fields) {
 		return
 	}
 	if a := m.oauthClient("auth", auth, "CLIENT_ID", "CLIENT_SECRET"); a != nil {
-		m.cfg.Auth.Scopes, _ = a.strs(m, "scopes")
+		scopes, _ := a.strs(m, "scopes")
+		m.cfg.Auth.Scopes = m.literals("auth.scopes", "auth.scopes", scopes)
 		m.unmappedIn("auth", a)
 	}
 }

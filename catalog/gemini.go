@@ -26,8 +26,12 @@ func mapGemini(_ string, f *fields) *mapping {
 	if ms, ok := f.number(m, "timeout"); ok {
 		m.cfg.TimeoutSeconds = m.seconds("timeout", ms/1000)
 	}
+	// Gemini CLI expands every string, tool names too; mcpvisor's tool
+	// lists take none.
 	allow, _ := f.strs(m, "includeTools")
+	allow = m.literals("includeTools", "tools.allow", allow)
 	deny, _ := f.strs(m, "excludeTools")
+	deny = m.literals("excludeTools", "tools.deny", deny)
 	if len(allow) > 0 || len(deny) > 0 {
 		m.cfg.Tools = &toolsConfig{Allow: allow, Deny: deny}
 	}

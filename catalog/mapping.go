@@ -156,12 +156,54 @@ func (m *mapping) oauthClient(field string, raw []byte, idKey, secretKey string)
 	}
 	m.cfg.Auth = &authConfig{Kind: config.AuthOAuth}
 	if id, ok := o.str(m, idKey); ok {
-		m.cfg.Auth.ClientID = m.text(field+"."+idKey, id)
+		m.cfg.Auth.ClientID, _ = m.literal(field+"."+idKey, "auth.client_id", id)
 	}
 	if secret, ok := o.str(m, secretKey); ok {
 		m.cfg.Auth.ClientSecret = m.text(field+"."+secretKey, secret)
 	}
 	return o
+}
+
+// literal maps s, host text for field, into target, an mcpvisor field
+// that takes no references (auth.client_id, auth.scopes, tools): the value
+// is stored as it is, never expanded. Where the host would expand a
+// reference in s, mcpvisor cannot, so s is not mapped (ok false) and a
+// warning names the field and the variables (shaped like environment
+// variables: any other name may be a pasted secret), to be set by hand
+// after import. Otherwise the value is s as the host reads it (a
+// ${userHome} of an editor replaced).
+func (m *mapping) literal(field, target, s string) (string, bool) {
+	probe := newMapping(m.tr)
+	t := probe.text(field, s)
+	names, err := config.ReferencedNames(t)
+	if len(names) > 0 || err != nil {
+		shown := slices.DeleteFunc(names, func(n string) bool { return !config.EnvShaped(n) })
+		what := "an environment variable"
+		switch {
+		case len(shown) == 0 || len(shown) < len(names):
+		case len(shown) == 1:
+			what = "the environment variable " + shown[0]
+		default:
+			what = "the environment variables " + strings.Join(shown, ", ")
+		}
+		m.warn("%s refers to %s; mcpvisor's %s takes no references: not mapped; give %s when applying the entry", field, what, target, target)
+		return "", false
+	}
+	m.warnings = append(m.warnings, probe.warnings...)
+	v, _ := config.ExpandValue(t, func(string) (string, bool) { return "", false }) // t has no reference
+	return v, true
+}
+
+// literals maps each of vs as literal does; a value the host would expand
+// is left out.
+func (m *mapping) literals(field, target string, vs []string) []string {
+	var out []string
+	for i, v := range vs {
+		if l, ok := m.literal(fmt.Sprintf("%s[%d]", field, i), target, v); ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // cwd sets the working directory of a local server.

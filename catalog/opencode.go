@@ -71,7 +71,9 @@ func mapOpencodeOAuth(m *mapping, f *fields) {
 	}
 	if o := m.oauthClient("oauth", raw, "clientId", "clientSecret"); o != nil {
 		if scope, ok := o.str(m, "scope"); ok {
-			m.cfg.Auth.Scopes = strings.Fields(scope)
+			if scope, ok = m.literal("oauth.scope", "auth.scopes", scope); ok {
+				m.cfg.Auth.Scopes = strings.Fields(scope)
+			}
 		}
 		m.unmappedIn("oauth", o)
 	}
