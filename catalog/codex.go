@@ -16,12 +16,13 @@ import (
 // (or "startup_timeout_ms"), "tool_timeout_sec", "enabled_tools",
 // "disabled_tools". Codex expands no variables inside values.
 func readCodex(c *collector) {
-	for _, path := range c.userAndProjectFiles(join(c.opts.Home, ".codex", "config.toml"), ".codex", "config.toml") {
-		readCodexFile(c, path)
+	for _, hf := range c.userAndProjectFiles(join(c.opts.Home, ".codex", "config.toml"), ".codex", "config.toml") {
+		readCodexFile(c, hf)
 	}
 }
 
-func readCodexFile(c *collector, path string) {
+func readCodexFile(c *collector, hf hostFile) {
+	path := hf.path
 	var doc struct {
 		Servers any `toml:"mcp_servers"`
 	}
@@ -37,7 +38,7 @@ func readCodexFile(c *collector, path string) {
 		return nil
 	})
 	if ok {
-		c.serverValues(SourceCodex, path, "mcp_servers", doc.Servers, mapCodex)
+		c.serverValues(SourceCodex, path, "mcp_servers", doc.Servers, inProject(hf.project, mapCodex))
 	}
 }
 

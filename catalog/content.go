@@ -36,10 +36,11 @@ func ReadContent(opts Options, src Source, label string, content []byte) ([]Entr
 	if read == nil {
 		return nil, []SourceWarning{{Source: src, File: label, Message: "not a host format: want one of the catalog's host sources"}}
 	}
+	opts.Projects, opts.Sources = nil, nil
+	opts = opts.absolute() // a relative home would make ${userHome} relative
 	if opts.Home == "" {
 		opts.Home = "home" // only to make the user paths; no disk is read
 	}
-	opts.Projects, opts.Sources = nil, nil
 	if content == nil {
 		content = []byte{}
 	}

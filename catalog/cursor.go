@@ -28,6 +28,7 @@ func readEditorFile(c *collector, src Source, host, path, workspace string, mapF
 		envOnly: src == SourceWindsurf}
 	c.jsonServers(src, path, true, func(_ string, f *fields) *mapping {
 		m := newMapping(vars.dialect())
+		m.project = workspace
 		mapFields(m, f)
 		return m
 	}, want...)

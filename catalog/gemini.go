@@ -10,8 +10,8 @@ import "github.com/openprogram/mcpvisor/config"
 // expanded in every string of the file.
 func readGemini(c *collector) {
 	// Gemini CLI strips comments from settings.json: JSON with comments.
-	for _, path := range c.userAndProjectFiles(join(c.opts.Home, ".gemini", "settings.json"), ".gemini", "settings.json") {
-		c.jsonServers(SourceGemini, path, true, mapGemini, keyPath{"mcpServers"})
+	for _, hf := range c.userAndProjectFiles(join(c.opts.Home, ".gemini", "settings.json"), ".gemini", "settings.json") {
+		c.jsonServers(SourceGemini, hf.path, true, inProject(hf.project, mapGemini), keyPath{"mcpServers"})
 	}
 }
 

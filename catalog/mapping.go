@@ -47,6 +47,10 @@ type mapping struct {
 	cfg      serverConfig
 	warnings []string
 	tr       dialect
+	// project is the project folder of the file the entry is in, "" for
+	// a user file: the reader says so (inProject), since a project folder
+	// may hold the home directory and with it the user's files.
+	project string
 }
 
 func newMapping(tr dialect) *mapping {

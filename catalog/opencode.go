@@ -13,14 +13,16 @@ import (
 // "enabled", "timeout" in milliseconds for the tool listing. `{env:VAR}`
 // is expanded anywhere in the file; `{file:PATH}` reads a file.
 func readOpencode(c *collector) {
-	dirs := []string{join(c.opts.xdgConfigDir(), "opencode")}
-	dirs = append(dirs, c.opts.Projects...)
+	dirs := []hostFile{{path: join(c.opts.xdgConfigDir(), "opencode")}}
+	for _, dir := range c.opts.Projects {
+		dirs = append(dirs, hostFile{dir, dir})
+	}
 	for _, dir := range dirs {
-		if dir == "" {
+		if dir.path == "" {
 			continue
 		}
 		for _, name := range []string{"opencode.json", "opencode.jsonc"} {
-			c.jsonServers(SourceOpencode, filepath.Join(dir, name), true, mapOpencode, keyPath{"mcp"})
+			c.jsonServers(SourceOpencode, filepath.Join(dir.path, name), true, inProject(dir.project, mapOpencode), keyPath{"mcp"})
 		}
 	}
 }

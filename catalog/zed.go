@@ -13,8 +13,8 @@ func readZed(c *collector) {
 	if c.opts.goos() == "windows" {
 		dir = join(c.opts.xdgConfigDir(), "Zed")
 	}
-	for _, path := range c.userAndProjectFiles(join(dir, "settings.json"), ".zed", "settings.json") {
-		c.jsonServers(SourceZed, path, true, mapZed, keyPath{"context_servers"})
+	for _, hf := range c.userAndProjectFiles(join(dir, "settings.json"), ".zed", "settings.json") {
+		c.jsonServers(SourceZed, hf.path, true, inProject(hf.project, mapZed), keyPath{"context_servers"})
 	}
 }
 
