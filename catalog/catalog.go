@@ -162,22 +162,26 @@ func compareEntries(a, b Entry) int {
 type reader struct {
 	source Source
 	read   func(c *collector)
+	// limit is the largest file of the source's format the reader reads:
+	// MaxFileBytes for JSON, walked as a stream, MaxSettingsBytes for a
+	// format parsed whole (JSON with comments, YAML, TOML).
+	limit int64
 }
 
 // allReaders is every source in listing order (a function, so that no
 // package-level table can be changed).
 func allReaders() []reader {
 	return []reader{
-		{SourceBuiltin, readBuiltin},
-		{SourceClaudeDesktop, readClaudeDesktop},
-		{SourceClaudeCode, readClaudeCode},
-		{SourceCursor, readCursor},
-		{SourceVSCode, readVSCode},
-		{SourceWindsurf, readWindsurf},
-		{SourceOpencode, readOpencode},
-		{SourceGoose, readGoose},
-		{SourceZed, readZed},
-		{SourceCodex, readCodex},
-		{SourceGemini, readGemini},
+		{SourceBuiltin, readBuiltin, 0},
+		{SourceClaudeDesktop, readClaudeDesktop, MaxFileBytes},
+		{SourceClaudeCode, readClaudeCode, MaxFileBytes},
+		{SourceCursor, readCursor, MaxSettingsBytes},
+		{SourceVSCode, readVSCode, MaxSettingsBytes},
+		{SourceWindsurf, readWindsurf, MaxSettingsBytes},
+		{SourceOpencode, readOpencode, MaxSettingsBytes},
+		{SourceGoose, readGoose, MaxSettingsBytes},
+		{SourceZed, readZed, MaxSettingsBytes},
+		{SourceCodex, readCodex, MaxSettingsBytes},
+		{SourceGemini, readGemini, MaxSettingsBytes},
 	}
 }

@@ -66,10 +66,11 @@ func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 		return nil, errMissing
 	}
 	if r.content != nil {
+		// Served even when refused: the warning names the content's label.
+		r.served = append(r.served, path)
 		if int64(len(r.content)) > limit {
 			return nil, fmt.Errorf("it is %d bytes, over the limit of %d: not read", len(r.content), limit)
 		}
-		r.served = append(r.served, path)
 		return io.NopCloser(bytes.NewReader(r.content)), nil
 	}
 	real, err := filepath.EvalSymlinks(path)
