@@ -69,11 +69,9 @@ func mapCodex(_ string, f *fields) *mapping {
 	if s, ok := f.number(m, "tool_timeout_sec"); ok {
 		m.cfg.TimeoutSeconds = m.seconds("tool_timeout_sec", s)
 	}
-	allow, _ := f.strs(m, "enabled_tools")
+	allow, given := f.strs(m, "enabled_tools")
 	deny, _ := f.strs(m, "disabled_tools")
-	if len(allow) > 0 || len(deny) > 0 {
-		m.cfg.Tools = &toolsConfig{Allow: allow, Deny: deny}
-	}
+	m.tools("enabled_tools", allow, given, deny)
 	for _, k := range []string{"oauth", "scopes", "oauth_resource"} {
 		if f.take(k) != nil {
 			m.warn("%s: Codex's OAuth settings are not carried; set auth.kind \"oauth\" to sign in", k)

@@ -23,6 +23,7 @@ func (c *collector) warn(src Source, file, format string, args ...any) {
 
 // add records the entry mapped from one host server.
 func (c *collector) add(src Source, file, name string, m *mapping) {
+	m.dropOffType()
 	m.resolveCwd(m.project)
 	data, err := json.Marshal(m.cfg)
 	if err != nil { // cannot happen: the config holds only strings, ints and bools

@@ -28,13 +28,10 @@ func mapGemini(_ string, f *fields) *mapping {
 	}
 	// Gemini CLI expands every string, tool names too; mcpvisor's tool
 	// lists take none.
-	allow, _ := f.strs(m, "includeTools")
-	allow = m.literals("includeTools", "tools.allow", allow)
+	allow, given := f.strs(m, "includeTools")
 	deny, _ := f.strs(m, "excludeTools")
-	deny = m.literals("excludeTools", "tools.deny", deny)
-	if len(allow) > 0 || len(deny) > 0 {
-		m.cfg.Tools = &toolsConfig{Allow: allow, Deny: deny}
-	}
+	m.tools("includeTools", m.literals("includeTools", "tools.allow", allow), given,
+		m.literals("excludeTools", "tools.deny", deny))
 	if f.take("trust") != nil {
 		m.warn("trust: Gemini CLI's confirmation bypass has no mcpvisor counterpart")
 	}

@@ -210,6 +210,31 @@ func (m *mapping) literals(field, target string, vs []string) []string {
 	return out
 }
 
+// tools sets the tool filter from a host's lists of tool names, which the
+// host matches literally: a glob character of mcpvisor's ("*", "?", "[",
+// "\\") is quoted. allowGiven says the host had an allow list (at
+// allowField): one that maps to no name (empty, or each name a reference
+// mcpvisor's list cannot take) would, as mcpvisor's empty allow list,
+// offer every tool, so it is mapped as deny ["*"], no tool, with a
+// warning.
+func (m *mapping) tools(allowField string, allow []string, allowGiven bool, deny []string) {
+	quote := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	t := &toolsConfig{}
+	for _, n := range allow {
+		t.Allow = append(t.Allow, quote.Replace(n))
+	}
+	for _, n := range deny {
+		t.Deny = append(t.Deny, quote.Replace(n))
+	}
+	if allowGiven && len(t.Allow) == 0 {
+		t.Deny = []string{"*"}
+		m.warn("%s names no tool mcpvisor can list: mapped as tools.deny [\"*\"] (no tool); edit tools.allow to offer some", allowField)
+	}
+	if len(t.Allow) > 0 || len(t.Deny) > 0 {
+		m.cfg.Tools = t
+	}
+}
+
 // cwd sets the working directory of a local server.
 func (m *mapping) cwd(dir string) { m.cfg.Cwd = m.text("cwd", dir) }
 
@@ -231,6 +256,34 @@ func (m *mapping) resolveCwd(project string) {
 		m.cfg.Cwd = config.EscapeLiteral(project) + string(filepath.Separator) + dir
 	default:
 		m.cfg.Cwd = config.EscapeLiteral(filepath.Join(project, dir))
+	}
+}
+
+// dropOffType drops, with a warning, what the entry's type has no use
+// for: a local server sends no headers and signs in to nothing, a remote
+// one has no process to give env or a cwd. mcpvisor would keep them
+// unused, and a user reading the entry would take them for working.
+func (m *mapping) dropOffType() {
+	c := &m.cfg
+	switch c.Type {
+	case config.TypeLocal:
+		if c.Headers != nil {
+			c.Headers = nil
+			m.warn("headers: a local server sends no headers: not mapped")
+		}
+		if c.Auth != nil {
+			c.Auth = nil
+			m.warn("auth: a local server signs in to nothing: not mapped")
+		}
+	case config.TypeHTTP, config.TypeSSE:
+		if c.Env != nil {
+			c.Env = nil
+			m.warn("env: a remote server has no process to pass it to: not mapped")
+		}
+		if c.Cwd != "" {
+			c.Cwd = ""
+			m.warn("cwd: a remote server has no process to run in it: not mapped")
+		}
 	}
 }
 

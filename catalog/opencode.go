@@ -47,6 +47,12 @@ func mapOpencode(_ string, f *fields) *mapping {
 	default:
 		m.warn("type %q is neither \"local\" nor \"remote\": not mapped", typ)
 	}
+	if hasArgv && typ == "remote" {
+		m.warn("command: a remote server runs no command: not mapped")
+	}
+	if hasURL && typ == "local" {
+		m.warn("url: a local server has no url: not mapped")
+	}
 	if env, ok := f.strMap(m, "environment"); ok {
 		m.env(env)
 	}
