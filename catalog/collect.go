@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/openprogram/mcpvisor/config"
 )
@@ -24,7 +23,8 @@ func (c *collector) warn(src Source, file, format string, args ...any) {
 
 // add records the entry mapped from one host server.
 func (c *collector) add(src Source, file, name string, m *mapping) {
-	m.resolveCwd(c.projectOf(file))
+	m.dropOffType()
+	m.resolveCwd(m.project)
 	data, err := json.Marshal(m.cfg)
 	if err != nil { // cannot happen: the config holds only strings, ints and bools
 		c.warn(src, file, "server %q: cannot encode its mapped config", name)
@@ -44,23 +44,18 @@ func (c *collector) add(src Source, file, name string, m *mapping) {
 	})
 }
 
-// projectOf returns the project folder file belongs to: the project of a
-// Claude Code "~/.claude.json#projects/PATH" entry, else the folder of
-// opts.Projects that holds file; "" for a user file.
-func (c *collector) projectOf(file string) string {
-	if _, p, ok := strings.Cut(file, "#projects/"); ok {
-		return p
-	}
-	for _, dir := range c.opts.Projects {
-		if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") && rel != "." {
-			return dir
-		}
-	}
-	return ""
-}
-
 // mapper maps one host server entry.
 type mapper func(name string, f *fields) *mapping
+
+// inProject is mapOne for the entries of a file of project folder dir:
+// their relative cwd is resolved against dir.
+func inProject(dir string, mapOne mapper) mapper {
+	return func(name string, f *fields) *mapping {
+		m := mapOne(name, f)
+		m.project = dir
+		return m
+	}
+}
 
 // jsonServers reads the servers at want in the JSON file at path (JSON
 // with comments when jsonc) and maps each with mapOne.
@@ -78,12 +73,20 @@ func (c *collector) jsonServers(src Source, path string, jsonc bool, mapOne mapp
 	}
 }
 
-// userAndProjectFiles is the user's file and the file at rel in each
-// project folder.
-func (c *collector) userAndProjectFiles(user string, rel ...string) []string {
-	files := []string{user}
+// hostFile is one file a reader reads and the project folder it belongs
+// to, "" for the user's file.
+type hostFile struct {
+	path, project string
+}
+
+// userAndProjectFiles is the user's file, then the file at rel in each
+// project folder. The user's comes first: a file is read once
+// (fileReader.open), so one that is both (a project folder that is the
+// home directory) keeps its user scope.
+func (c *collector) userAndProjectFiles(user string, rel ...string) []hostFile {
+	files := []hostFile{{path: user}}
 	for _, dir := range c.opts.Projects {
-		files = append(files, filepath.Join(append([]string{dir}, rel...)...))
+		files = append(files, hostFile{filepath.Join(append([]string{dir}, rel...)...), dir})
 	}
 	return files
 }

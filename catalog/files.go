@@ -28,10 +28,13 @@ type fileReader struct {
 	// reader opens reads it, and nothing is read from disk (ReadContent).
 	content []byte
 	served  []string // the paths content was served as
+	// opened are the files read so far, symlinks resolved: a file is read
+	// once, by the first reader that names it (see errReadAlready).
+	opened map[string]bool
 }
 
 func newFileReader(opts Options) *fileReader {
-	r := &fileReader{}
+	r := &fileReader{opened: map[string]bool{}}
 	for _, dir := range append([]string{opts.Home}, opts.Projects...) {
 		if dir == "" {
 			continue
@@ -47,6 +50,14 @@ func newFileReader(opts Options) *fileReader {
 // usual case of a host that is not installed.
 var errMissing = errors.New("missing")
 
+// errReadAlready reports a file read already in this listing, under
+// another name: no warning, and its entries are listed once, as the
+// first read found them. The readers read a host's user files before its
+// project files, so a user file that is also a project's (a project
+// folder that is the home directory: ~/.cursor/mcp.json, ~/.codex,
+// ~/.gemini) keeps its user scope.
+var errReadAlready = errors.New("read already")
+
 // open opens path for reading if it is a regular file no larger than limit
 // that resolves inside an allowed root. The error is meant for a warning:
 // it names no file content.
@@ -55,10 +66,11 @@ func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 		return nil, errMissing
 	}
 	if r.content != nil {
+		// Served even when refused: the warning names the content's label.
+		r.served = append(r.served, path)
 		if int64(len(r.content)) > limit {
 			return nil, fmt.Errorf("it is %d bytes, over the limit of %d: not read", len(r.content), limit)
 		}
-		r.served = append(r.served, path)
 		return io.NopCloser(bytes.NewReader(r.content)), nil
 	}
 	real, err := filepath.EvalSymlinks(path)
@@ -71,6 +83,10 @@ func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 	if !r.inside(real) {
 		return nil, errors.New("it resolves outside the home directory and the project folders: not read")
 	}
+	if r.opened[real] {
+		return nil, errReadAlready
+	}
+	r.opened[real] = true
 	// Non-blocking: opening a FIFO (one swapped in after any check by
 	// path) would otherwise block until a writer comes. On a regular
 	// file the flag changes nothing.

@@ -81,7 +81,7 @@ func (c *collector) settingsFile(src Source, path string, decode func([]byte) er
 }
 
 func (c *collector) fileError(src Source, path string, err error) {
-	if !errors.Is(err, errMissing) {
+	if !errors.Is(err, errMissing) && !errors.Is(err, errReadAlready) {
 		c.warn(src, path, "%v", err)
 	}
 }

@@ -10,8 +10,8 @@ import "github.com/openprogram/mcpvisor/config"
 // expanded in every string of the file.
 func readGemini(c *collector) {
 	// Gemini CLI strips comments from settings.json: JSON with comments.
-	for _, path := range c.userAndProjectFiles(join(c.opts.Home, ".gemini", "settings.json"), ".gemini", "settings.json") {
-		c.jsonServers(SourceGemini, path, true, mapGemini, keyPath{"mcpServers"})
+	for _, hf := range c.userAndProjectFiles(join(c.opts.Home, ".gemini", "settings.json"), ".gemini", "settings.json") {
+		c.jsonServers(SourceGemini, hf.path, true, inProject(hf.project, mapGemini), keyPath{"mcpServers"})
 	}
 }
 
@@ -26,11 +26,12 @@ func mapGemini(_ string, f *fields) *mapping {
 	if ms, ok := f.number(m, "timeout"); ok {
 		m.cfg.TimeoutSeconds = m.seconds("timeout", ms/1000)
 	}
-	allow, _ := f.strs(m, "includeTools")
+	// Gemini CLI expands every string, tool names too; mcpvisor's tool
+	// lists take none.
+	allow, given := f.strs(m, "includeTools")
 	deny, _ := f.strs(m, "excludeTools")
-	if len(allow) > 0 || len(deny) > 0 {
-		m.cfg.Tools = &toolsConfig{Allow: allow, Deny: deny}
-	}
+	m.tools("includeTools", m.literals("includeTools", "tools.allow", allow), given,
+		m.literals("excludeTools", "tools.deny", deny))
 	if f.take("trust") != nil {
 		m.warn("trust: Gemini CLI's confirmation bypass has no mcpvisor counterpart")
 	}

@@ -81,9 +81,9 @@ func mapGoose(_ string, f *fields) *mapping {
 	if s, ok := f.number(m, "timeout"); ok {
 		m.cfg.TimeoutSeconds = m.seconds("timeout", s)
 	}
-	if tools, ok := f.strs(m, "available_tools"); ok && len(tools) > 0 {
-		m.cfg.Tools = &toolsConfig{Allow: tools}
-	}
+	// goose offers every tool when available_tools is empty.
+	tools, _ := f.strs(m, "available_tools")
+	m.tools("available_tools", tools, false, nil)
 	f.ignore("name", "description", "bundled", "display_name")
 	return m
 }
