@@ -20,7 +20,7 @@ func readClaudeCode(c *collector) {
 			if len(v.path) == 3 {
 				file, mapOne = user+"#projects/"+v.path[1], inProject(v.path[1], mapClaudeCode)
 			}
-			c.servers(SourceClaudeCode, file, v.value, mapOne)
+			c.servers(SourceClaudeCode, user, file, v.value, mapOne)
 		}
 	}
 	for _, dir := range c.opts.Projects {

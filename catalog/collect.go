@@ -3,7 +3,9 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/openprogram/mcpvisor/config"
 )
@@ -14,7 +16,18 @@ type collector struct {
 	fs       *fileReader
 	entries  []Entry
 	warnings []SourceWarning
+	// mapped counts the servers taken from each file read, by its path,
+	// up to MaxFileEntries (Claude Code's projects in ~/.claude.json
+	// count as that one file).
+	mapped map[string]int
 }
+
+// MaxFileEntries bounds the servers taken from one file: each is mapped,
+// encoded and listed, and ~/.claude.json may hold any number of
+// projects' servers. Past it the rest of the file's servers are not
+// mapped, and one warning says so. The servers of one object are taken
+// in name order.
+const MaxFileEntries = 1000
 
 // warn records a problem with a whole file. msg never holds a file value.
 func (c *collector) warn(src Source, file, format string, args ...any) {
@@ -69,7 +82,7 @@ func (c *collector) jsonServers(src Source, path string, jsonc bool, mapOne mapp
 		return
 	}
 	for _, v := range found {
-		c.servers(src, path, v.value, mapOne)
+		c.servers(src, path, path, v.value, mapOne)
 	}
 }
 
@@ -91,18 +104,30 @@ func (c *collector) userAndProjectFiles(user string, rel ...string) []hostFile {
 	return files
 }
 
-// servers decodes an object of server entries and maps each with mapOne.
-// An entry that is not an object is a warning for the file.
-func (c *collector) servers(src Source, file string, raw json.RawMessage, mapOne mapper) {
+// servers decodes an object of server entries and maps each with mapOne,
+// in name order, while path, the file read (file names the entries), has
+// given fewer than MaxFileEntries. An entry that is not an object is a
+// warning for the file.
+func (c *collector) servers(src Source, path, file string, raw json.RawMessage, mapOne mapper) {
 	var all map[string]json.RawMessage
-	if isNullJSON(raw) {
+	if isNullJSON(raw) || c.mapped[path] > MaxFileEntries {
 		return
 	}
 	if json.Unmarshal(raw, &all) != nil {
 		c.warn(src, file, "the servers are not a JSON object")
 		return
 	}
-	for name, v := range all {
+	if c.mapped == nil {
+		c.mapped = map[string]int{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		v := all[name]
+		if c.mapped[path] == MaxFileEntries {
+			c.mapped[path]++ // warned once
+			c.warn(src, path, "it holds more than %d servers: the rest not read", MaxFileEntries)
+			return
+		}
+		c.mapped[path]++
 		f, ok := newFields(v)
 		if !ok {
 			c.warn(src, file, "server %q is not an object: skipped", name)
@@ -136,5 +161,5 @@ func (c *collector) serverValues(src Source, file, key string, v any, mapOne map
 		raw[name] = data
 	}
 	data, _ := json.Marshal(raw) // raw holds only valid JSON
-	c.servers(src, file, data, mapOne)
+	c.servers(src, file, file, data, mapOne)
 }

@@ -64,15 +64,25 @@ func TestReadContentBounded(t *testing.T) {
 		return []byte(b.String())
 	}
 	n := MaxContentEntries + 50
+	// One file's bound (MaxFileEntries) comes first; the candidate's bound
+	// counts both of VS Code's shapes, each a file of its own.
 	entries, warnings := ReadContent(opts, SourceVSCode, "c", build(n, `{"command":"x"}`))
-	if len(entries) != MaxContentEntries || len(warnings) != 1 || !strings.Contains(warnings[0].Message, "50 more servers") {
+	if len(entries) != MaxContentEntries || len(warnings) != 1 || !strings.Contains(warnings[0].Message, fmt.Sprintf("more than %d servers", MaxFileEntries)) {
 		t.Errorf("%d entries, warnings %v", len(entries), warnings)
+	}
+	both := `{"servers": {"a00000": {"command":"x"}, "a00001": {"command":"x"}}, "mcp": {"servers": {`
+	for i := range MaxContentEntries - 1 {
+		both += fmt.Sprintf(`"b%05d": {"command":"x"}, `, i)
+	}
+	both += `"c": {"command":"x"}}}}`
+	if entries, warnings := ReadContent(opts, SourceVSCode, "c", []byte(both)); len(entries) != MaxContentEntries || len(warnings) != 1 || !strings.Contains(warnings[0].Message, "2 more servers") {
+		t.Errorf("both shapes: %d entries, warnings %v", len(entries), warnings)
 	}
 	if entries[0].Name != "a00000" || entries[len(entries)-1].Name != fmt.Sprintf("a%05d", MaxContentEntries-1) {
 		t.Errorf("kept %s … %s, not the first in order", entries[0].Name, entries[len(entries)-1].Name)
 	}
 	entries, warnings = ReadContent(opts, SourceVSCode, "c", build(n, `1`))
-	if len(entries) != 0 || len(warnings) != MaxContentWarnings+1 || warnings[MaxContentWarnings].Message != fmt.Sprintf("and %d more warnings", n-MaxContentWarnings) {
+	if len(entries) != 0 || len(warnings) != MaxContentWarnings+1 || warnings[MaxContentWarnings].Message != fmt.Sprintf("and %d more warnings", MaxFileEntries+1-MaxContentWarnings) {
 		t.Errorf("%d entries, %d warnings, last %v", len(entries), len(warnings), warnings[len(warnings)-1])
 	}
 }

@@ -20,6 +20,10 @@ func (c *collector) jsonFile(src Source, path string, want ...keyPath) ([]found,
 		if out, err = walkLimited(f, MaxFileBytes, want...); err == nil {
 			return out, true
 		}
+		if errors.Is(err, errKeptBudget) {
+			c.warn(src, path, "%v", err)
+			return out, true
+		}
 	}
 	c.fileError(src, path, err)
 	return nil, false
