@@ -50,7 +50,7 @@ func TestNoReferenceFieldsAreNotGivenReferences(t *testing.T) {
 		got[e.Name] = c
 		warned[e.Name] = strings.Join(e.Warnings, "\n")
 	}
-	if a := got["o"].Auth; a == nil || a.ClientID != "" || a.ClientSecret != "${OC_SECRET}" || a.Scopes != nil {
+	if a := got["o"].Auth; a == nil || a.ClientID != "" || a.ClientSecret != "${OC_SECRET:-}" || a.Scopes != nil {
 		t.Errorf("opencode auth %+v", a)
 	}
 	for _, w := range []string{

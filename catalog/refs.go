@@ -117,12 +117,13 @@ func geminiDialect(m *mapping, field, s string) string {
 	})
 }
 
-// opencodeDialect is opencode's `{env:VAR}`; `{file:path}` cannot be
-// carried.
+// opencodeDialect is opencode's `{env:VAR}` (as `${VAR:-}`: opencode
+// reads an unset one as "", as the editors do `${env:VAR}`); `{file:path}`
+// cannot be carried.
 func opencodeDialect(m *mapping, field, s string) string {
 	return rewrite(m, field, s, reOpencode, func(sub []string) (string, conv) {
 		if sub[1] == "env" && reVarName.MatchString(sub[2]) {
-			return "${" + sub[2] + "}", refText
+			return "${" + sub[2] + ":-}", refText
 		}
 		if sub[1] == "file" {
 			m.warn("%s: opencode reads part of it from a file ({file:...}), which mcpvisor cannot: kept literal, replace it", field)

@@ -274,10 +274,10 @@ func acceptanceChecks(home, project string) []hostCheck {
 			return v.Type == config.TypeHTTP && v.URL == "https://remote.example.com/mcp" && strings.HasPrefix(v.Headers["Authorization"].Reference, "Bearer ${REMOTE_TOKEN")
 		}},
 		{"opencode @HOME@/.config/opencode/opencode.json local", "{env:} reference, timeout", func(v *config.ServerView, _ CatalogEntry) bool {
-			return slices.Equal(v.Command, []string{"npx", "-y", "my-mcp-command"}) && v.Env["TOKEN"].Reference == "${MY_TOKEN}" && v.ConnectTimeoutSeconds == 10
+			return slices.Equal(v.Command, []string{"npx", "-y", "my-mcp-command"}) && v.Env["TOKEN"].Reference == "${MY_TOKEN:-}" && v.ConnectTimeoutSeconds == 10
 		}},
 		{"opencode @HOME@/.config/opencode/opencode.json remote", "remote disabled", func(v *config.ServerView, _ CatalogEntry) bool {
-			return v.Type == config.TypeHTTP && !v.Enabled && v.Headers["Authorization"].Reference == "Bearer ${MY_API_KEY}"
+			return v.Type == config.TypeHTTP && !v.Enabled && v.Headers["Authorization"].Reference == "Bearer ${MY_API_KEY:-}"
 		}},
 		{"opencode @PROJECT@/opencode.jsonc proj", "jsonc, {file:} warned", func(v *config.ServerView, e CatalogEntry) bool {
 			return v.Command[0] == "bun" && warns(e, "{file:...}")
