@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/openprogram/mcpvisor/catalog"
 	"github.com/openprogram/mcpvisor/config"
@@ -232,16 +233,25 @@ func guessFormat(path string) string {
 	return ""
 }
 
-// readBounded reads the file at path, of format, if it holds at most
-// limit bytes: a larger one is refused by its size before it is read, and
-// one that grows past limit while read is refused too.
+// readBounded reads the file at path, of format, if it is a regular file
+// of at most limit bytes: a larger one is refused by its size before it
+// is read, and one that grows past limit while read is refused too.
 func readBounded(path, format string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	// Non-blocking, as the catalog opens host files: opening a FIFO
+	// would otherwise wait for a writer, forever. On a regular file the
+	// flag changes nothing.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+	st, err := f.Stat() // the open file: what is read is what is checked
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s): not read", path, st.Mode().Type())
+	case st.Size() > limit:
 		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d bytes for a %s file: not read", path, st.Size(), limit, format)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
