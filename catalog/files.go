@@ -31,6 +31,9 @@ type fileReader struct {
 	// opened are the files read so far, symlinks resolved: a file is read
 	// once, by the first reader that names it (see errReadAlready).
 	opened map[string]bool
+	// resolved, when not nil, runs between resolving a path and opening
+	// it: a test's way to swap a symlink in there.
+	resolved func(real string)
 }
 
 func newFileReader(opts Options) *fileReader {
@@ -80,19 +83,20 @@ func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot resolve the path: %w", pathless(err))
 	}
-	if !r.inside(real) {
+	root, rel, ok := r.inside(real)
+	if !ok {
 		return nil, errors.New("it resolves outside the home directory and the project folders: not read")
 	}
 	if r.opened[real] {
 		return nil, errReadAlready
 	}
 	r.opened[real] = true
-	// Non-blocking: opening a FIFO (one swapped in after any check by
-	// path) would otherwise block until a writer comes. On a regular
-	// file the flag changes nothing.
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if r.resolved != nil {
+		r.resolved(real)
+	}
+	f, err := openIn(root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open it: %w", pathless(err))
+		return nil, err
 	}
 	// Stat the open file: what is read is what is checked.
 	st, err := f.Stat()
@@ -134,13 +138,33 @@ func grewError(limit int64) error {
 	return fmt.Errorf("it grew over the limit of %d bytes while read: not read", limit)
 }
 
-func (r *fileReader) inside(path string) bool {
+// inside gives the allowed root that holds path, and path relative to it.
+func (r *fileReader) inside(path string) (root, rel string, ok bool) {
 	for _, root := range r.roots {
 		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
+			return root, rel, true
 		}
 	}
-	return false
+	return "", "", false
+}
+
+// openIn opens rel, a resolved path, within the folder root. Through an
+// os.Root: a symlink swapped in after rel was resolved (for the file, or
+// for a folder on its way) is followed only while it stays inside root,
+// so what is opened is never outside it. Non-blocking: opening a FIFO
+// swapped in would otherwise block until a writer comes; on a regular
+// file the flag changes nothing.
+func openIn(root, rel string) (*os.File, error) {
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open its folder: %w", pathless(err))
+	}
+	defer dir.Close() // the file opened stays open
+	f, err := dir.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open it within the home directory and the project folders: %w", pathless(err))
+	}
+	return f, nil
 }
 
 // pathless drops the path from an *fs.PathError: the warning names the

@@ -114,7 +114,7 @@ func TestInsideTakesDotDotNames(t *testing.T) {
 		root:                                     true,
 		filepath.Dir(root):                       false,
 	} {
-		if got := r.inside(path); got != want {
+		if _, _, got := r.inside(path); got != want {
 			t.Errorf("inside(%q) = %v, want %v", path, got, want)
 		}
 	}
