@@ -29,11 +29,15 @@ type serverConfig struct {
 }
 
 type authConfig struct {
-	Kind         string   `json:"kind"`
-	Token        string   `json:"token,omitempty"`
-	ClientID     string   `json:"client_id,omitempty"`
-	ClientSecret string   `json:"client_secret,omitempty"`
-	Scopes       []string `json:"scopes,omitempty"`
+	Kind         string `json:"kind"`
+	Token        string `json:"token,omitempty"`
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// PrivateKey is mcpvisor's auth.private_key; no host reader fills it
+	// today, but requires covers it as the other auth secrets, so that a
+	// mapping that does cannot leave its variable unlisted.
+	PrivateKey string   `json:"private_key,omitempty"`
+	Scopes     []string `json:"scopes,omitempty"`
 }
 
 type toolsConfig struct {
@@ -327,7 +331,7 @@ func (c serverConfig) requires() []string {
 	secrets := slices.Collect(maps.Values(c.Env))
 	secrets = append(secrets, slices.Collect(maps.Values(c.Headers))...)
 	if c.Auth != nil {
-		secrets = append(secrets, c.Auth.Token, c.Auth.ClientSecret)
+		secrets = append(secrets, c.Auth.Token, c.Auth.ClientSecret, c.Auth.PrivateKey)
 	}
 	for _, v := range secrets {
 		if !config.ReferenceOnly(v) {

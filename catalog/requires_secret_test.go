@@ -62,3 +62,13 @@ func TestRequiresShowsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// Every auth secret made only of references lists its variables, the
+// private key's as the token's and the client secret's.
+func TestRequiresAuthSecrets(t *testing.T) {
+	c := serverConfig{Type: "http", URL: "https://example.test/mcp",
+		Auth: &authConfig{Kind: "oauth", Token: "${TOK_VAR}", ClientSecret: "${CS_VAR}", PrivateKey: "${KEY_VAR}"}}
+	if got, want := c.requires(), []string{"CS_VAR", "KEY_VAR", "TOK_VAR"}; !slices.Equal(got, want) {
+		t.Errorf("requires = %v, want %v", got, want)
+	}
+}

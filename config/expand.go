@@ -24,8 +24,10 @@ func (s *Server) refFields(visit func(path string, secret bool, v *string) bool)
 	if !visitMap("env", s.Env, visit) {
 		return
 	}
-	// The URL is not a secret as a whole; its userinfo password is, and
-	// Secrets finds it in the expanded URL.
+	// The URL is not a secret as a whole; its userinfo, query values and
+	// fragment are, and Secrets finds them in the expanded URL; what a
+	// reference anywhere but its scheme, host or port became is one too
+	// (expandFields, urlRefSecrets).
 	if !visit("url", false, &s.URL) {
 		return
 	}
@@ -139,11 +141,21 @@ func (x *Server) expandFields(lookup func(string) (string, bool), stop bool) (re
 			}
 			return !stop
 		}
+		orig := *v
 		*v = val
-		if secret {
+		switch {
+		case secret:
 			// A server may echo one variable's value alone, not the
 			// whole field ("Bearer " + it): each is a secret.
 			x.refValues = append(x.refValues, parts...)
+		case path == "url":
+			// A reference in the path (or the userinfo, query or
+			// fragment) may bring a key: what it became is a secret.
+			for i, sec := range urlRefSecrets(orig) {
+				if sec && i < len(parts) {
+					x.refValues = append(x.refValues, parts[i])
+				}
+			}
 		}
 		return true
 	})

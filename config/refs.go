@@ -174,6 +174,8 @@ type UnsetVariableError struct {
 	Name string
 }
 
+// Error says which variable is unset and how to fix it, without the name
+// when it is not [EnvShaped] (it may be a pasted secret).
 func (e *UnsetVariableError) Error() string {
 	if e.Name == "" {
 		return "references an unset variable whose name is not shaped like an environment variable (upper-case letters, digits and '_', not looking generated; a secret pasted inside ${…}?): set it, or give a default"

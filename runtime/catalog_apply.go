@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/openprogram/mcpvisor/catalog"
 	"github.com/openprogram/mcpvisor/config"
 )
@@ -132,7 +134,7 @@ type CatalogApply struct {
 // on "entries") or the catalog cannot be read (ctx); every other problem
 // is the result of its own entry. Once ctx ends, the entries not yet
 // tried are ApplySkipped; one already handed to the manager is waited
-// for (at most applyAnswerWait), so that a result never says "refused"
+// for (at most applyAnswerWait, on the runtime's clock), so that a result never says "refused"
 // for an entry that was added. If ctx has a deadline, no entry is started
 // later than applyAnswerWait plus applyWriteMargin (5 s) before it: the
 // call returns, and its answer can be written, by the deadline, with the
@@ -155,14 +157,17 @@ func (r *Runtime) ApplyCatalog(ctx context.Context, entries []ApplyEntry) (Catal
 		}
 	}
 	wait := cmp.Or(r.apply.answerWait, applyAnswerWait)
-	startBy, hasDeadline := ctx.Deadline()
-	startBy = startBy.Add(-wait - cmp.Or(r.apply.writeMargin, applyWriteMargin))
+	// The request's deadline is on the real clock (the write deadline of
+	// its connection): it is read once, as the time left, and from then
+	// on the runtime's clock measures it, as it does the answer wait.
+	deadline, hasDeadline := ctx.Deadline()
+	startBy := r.opts.clock.Now().Add(time.Until(deadline) - wait - cmp.Or(r.apply.writeMargin, applyWriteMargin))
 	out := CatalogApply{Results: make([]ApplyResult, 0, len(entries))}
 	for _, e := range entries {
 		skip := ""
 		if err := ctx.Err(); err != nil {
 			skip = "not tried: " + err.Error()
-		} else if hasDeadline && !time.Now().Before(startBy) {
+		} else if hasDeadline && !r.opts.clock.Now().Before(startBy) {
 			skip = fmt.Sprintf("not tried: too little of the request's time was left to wait for the manager's answer (%v) and write the answer", wait)
 		}
 		if skip != "" {
@@ -214,7 +219,7 @@ func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEn
 	}
 	// The request's ctx was live a moment ago; from here on the outcome
 	// is the manager's answer, not the request's end.
-	answer, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
+	answer, cancel := clockwork.WithTimeout(context.WithoutCancel(ctx), r.opts.clock, wait)
 	defer cancel()
 	add := r.apply.add
 	if add == nil {

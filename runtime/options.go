@@ -157,7 +157,9 @@ type Options struct {
 	// there: the file, the API and every view keep the reference. A
 	// server that refers to a variable it reports unset, without a
 	// default, fails alone with error_kind "invalid_config" naming the
-	// variable. Default os.LookupEnv.
+	// variable. It must be safe for concurrent use: every session's
+	// connect calls it, and so does the scrubber of each server's errors
+	// and logs, from their own goroutines. Default os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
 
 	// Home is the home directory the catalog (Catalog, CatalogDiff,
