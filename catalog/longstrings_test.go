@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -102,4 +103,27 @@ func TestStringCutterOffsets(t *testing.T) {
 	if c.fileOffset(k.at-1) != k.at-1 || !c.cutIn(0, k.at+1) || c.cutIn(k.at, int64(out.Len())) {
 		t.Errorf("cut %+v: offsets or cutIn wrong", k)
 	}
+}
+
+// Whatever a long skipped string holds (escapes of every kind, JSON's
+// \u forms of <, > and &, runes of four bytes), it is cut where no escape
+// is half written: the walk reads past it and keeps what follows.
+func FuzzCutString(f *testing.F) {
+	for _, s := range []string{"a", `"`, `\`, "é", "\U0001F600", "\n\t", `\u`, "<>&", "\u2028", "ab\"c\\d<"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" || len(s) > 64 {
+			return
+		}
+		enc, err := json.Marshal(strings.Repeat(s, MaxStringBytes/len(s)+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := `{"history":` + string(enc) + `,"mcpServers":{"x":{"command":"a"}}}`
+		got, err := walkJSON(strings.NewReader(doc), keyPath{"mcpServers"})
+		if err != nil || len(got) != 1 || string(got[0].value) != `{"x":{"command":"a"}}` {
+			t.Fatalf("%q: walkJSON: %v, %v", s, got, err)
+		}
+	})
 }
