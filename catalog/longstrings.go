@@ -2,13 +2,14 @@ package catalog
 
 import "io"
 
-// MaxStringBytes is where a string of a walked JSON file is cut short
-// before the decoder sees it. jsontext holds a token whole, even one it
-// skips, and doubles its buffer to do so: a 50 MiB file pasted into Claude
-// Code's history would cost over 100 MiB to step over. Cut, every string
-// costs at most this, whatever its length up to the file's bound. Only
-// skipped strings may be cut: a cut in a key or a kept value is refused
-// as a value over its bound (it is at least MaxKeptBytes long).
+// MaxStringBytes is where a string of a walked JSON file is cut short:
+// the decoder is given about its first MaxStringBytes and never the rest.
+// jsontext holds a token whole, even one it skips, and doubles its buffer
+// to do so: a 50 MiB file pasted into Claude Code's history would cost
+// over 100 MiB to step over. Cut, any string costs the walk about four
+// times this in allocations, whatever its length up to the file's bound.
+// Only skipped strings may be cut: a cut in a key or a kept value is
+// refused as a value over its bound (it is at least MaxKeptBytes long).
 const MaxStringBytes = MaxKeptBytes
 
 // stringCutter is the decoder's input: it passes the file through as it
