@@ -59,10 +59,27 @@ func TestKeptValueBounded(t *testing.T) {
 	}
 }
 
-// One skipped token over MaxTokenBytes (a 200 MiB history string) stops
-// the walk too: the decoder would hold it whole.
+// A skipped string of 200 MiB (a history paste) is read cut short: the
+// servers after it are kept, and the walk allocates a few MiB, not the
+// string.
+func TestLongSkippedStringRead(t *testing.T) {
+	r := newRepeatReader(`{"history":"`, strings.Repeat("a", 1<<10), 200<<10, `","mcpServers":{"x":{"command":"a"}}}`)
+	var got []found
+	var err error
+	allocated := bytesAllocated(func() { got, err = walkJSON(r, keyPath{"mcpServers"}) })
+	if err != nil || len(got) != 1 || string(got[0].value) != `{"x":{"command":"a"}}` {
+		t.Fatalf("walkJSON: %v, %v", got, err)
+	}
+	if limit := uint64(6 * MaxStringBytes); allocated > limit {
+		t.Errorf("allocated %d bytes, want at most %d", allocated, limit)
+	}
+	t.Logf("read %d, allocated %d", r.read, allocated)
+}
+
+// One token over MaxTokenBytes that is not a string (a 200 MiB number)
+// stops the walk: the decoder would hold it whole.
 func TestTokenBounded(t *testing.T) {
-	r := newRepeatReader(`{"history":"`, strings.Repeat("a", 1<<10), 200<<10, `","mcpServers":{}}`)
+	r := newRepeatReader(`{"history":1`, strings.Repeat("0", 1<<10), 200<<10, `,"mcpServers":{}}`)
 	var err error
 	allocated := bytesAllocated(func() { _, err = walkJSON(r, keyPath{"mcpServers"}) })
 	if err == nil || !strings.Contains(err.Error(), "over") {

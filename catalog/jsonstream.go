@@ -14,7 +14,8 @@ import (
 // under GOEXPERIMENT=jsonv2) is used for its SkipValue: it steps over a
 // value token by token without allocating it, so a 60 MB history costs a
 // read buffer, where encoding/json's Decoder.Token would allocate every
-// string of it.
+// string of it. It does hold one token whole, so a string reaches it cut
+// at MaxStringBytes (longstrings.go).
 
 // MaxKeptBytes bounds one kept value (the servers of one file, or of one
 // project in it): settings are kilobytes, and a kept value is held whole,
@@ -27,10 +28,10 @@ const MaxKeptBytes = 1 << 20
 // servers found so far are listed, with a warning.
 const MaxFileKeptBytes = 8 << 20
 
-// MaxTokenBytes bounds any single token of a walked JSON file (a string,
-// a number): the decoder holds a token whole, even one it skips. A
-// history string over it (a pasted file of 4 MiB) makes the file a
-// warning; a real one is far smaller.
+// MaxTokenBytes bounds any single token of a walked JSON file the
+// decoder holds (it holds a token whole, even one it skips): a string
+// reaches it cut at MaxStringBytes, so in practice this bounds a number.
+// A file with a larger one is a warning.
 const MaxTokenBytes = 4 << 20
 
 // errTooLarge is the reader's refusal: it reads past a bound (a token, a
@@ -45,9 +46,10 @@ var errKeptBudget = fmt.Errorf("its servers are over %d bytes in all: the server
 // decoder holds more than MaxTokenBytes it has not consumed (the decoder
 // fetches more only to finish the token it is on, so those bytes are
 // all one token), or, while a kept value is read, once that value has
-// passed MaxKeptBytes.
+// passed MaxKeptBytes. Past MaxStringBytes of one string it has the
+// rest of that string left out.
 type boundedReader struct {
-	r         io.Reader
+	r         *stringCutter
 	dec       *jsontext.Decoder
 	read      int64 // bytes given to dec
 	keptStart int64 // input offset where the kept value being read starts; -1 when none
@@ -62,6 +64,12 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 		return 0, errKeptBudget
 	case b.read-b.dec.InputOffset() > MaxTokenBytes:
 		return 0, errTooLarge
+	case b.read-b.dec.InputOffset() > MaxStringBytes:
+		b.r.begin(b.dec.UnreadBuffer())
+	default:
+		// Read no further than just past MaxStringBytes of one token, so
+		// that a long string is cut there, not a buffer later.
+		p = p[:min(int64(len(p)), MaxStringBytes+1-(b.read-b.dec.InputOffset()))]
 	}
 	n, err := b.r.Read(p)
 	b.read += int64(n)
@@ -81,21 +89,22 @@ type found struct {
 // walkJSON reads one JSON object from r and returns a copy of each value
 // whose key path matches one of want, skipping everything else without
 // building it. A later duplicate of a key wins, as in JavaScript hosts.
-// A kept value over MaxKeptBytes, or any token over MaxTokenBytes, is an
-// error: memory stays bounded by those, not by the file. Kept values over
+// A kept value over MaxKeptBytes, a key over MaxStringBytes, or any other
+// token over MaxTokenBytes is an error; a longer skipped string is read
+// cut short: memory stays bounded by those, not by the file. Kept values over
 // MaxFileKeptBytes in all stop the walk with errKeptBudget, and the
 // values kept before it are returned with it.
 func walkJSON(r io.Reader, want ...keyPath) ([]found, error) {
-	br := &boundedReader{r: r, keptStart: -1}
+	br := &boundedReader{r: &stringCutter{r: r}, keptStart: -1}
 	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	br.dec = dec
+	w := &walker{dec: dec, in: br, want: want}
 	if dec.PeekKind() != '{' {
 		if _, err := dec.ReadToken(); err != nil {
-			return nil, syntaxError(dec, err)
+			return nil, w.syntaxError(err)
 		}
 		return nil, errors.New("the top level is not a JSON object")
 	}
-	w := &walker{dec: dec, in: br, want: want}
 	if err := w.object(nil); errors.Is(err, errKeptBudget) {
 		return w.out, err
 	} else if err != nil {
@@ -118,12 +127,16 @@ type walker struct {
 // object reads the object that starts at the next token; path is its own.
 func (w *walker) object(path []string) error {
 	if _, err := w.dec.ReadToken(); err != nil { // '{'
-		return syntaxError(w.dec, err)
+		return w.syntaxError(err)
 	}
 	for w.dec.PeekKind() != '}' {
+		start := w.dec.InputOffset()
 		name, err := w.dec.ReadToken()
 		if err != nil {
-			return syntaxError(w.dec, err)
+			return w.syntaxError(err)
+		}
+		if w.in.r.cutIn(start, w.dec.InputOffset()) { // a key is never cut short
+			return fmt.Errorf("a key near byte %d is over %d bytes: not read", w.in.r.fileOffset(start), MaxStringBytes)
 		}
 		sub := append(path[:len(path):len(path)], name.String())
 		match, prefix := w.match(sub)
@@ -131,6 +144,9 @@ func (w *walker) object(path []string) error {
 		case match:
 			w.in.keptStart = w.dec.InputOffset()
 			v, err := w.dec.ReadValue()
+			if err == nil && w.in.r.cutIn(w.in.keptStart, w.dec.InputOffset()) {
+				err = errTooLarge // a string in it over MaxStringBytes, which is MaxKeptBytes
+			}
 			w.in.keptStart = -1
 			if errors.Is(err, errTooLarge) {
 				return fmt.Errorf("the value of %q is over %d bytes: not read", sub[len(sub)-1], MaxKeptBytes)
@@ -139,7 +155,7 @@ func (w *walker) object(path []string) error {
 				return errKeptBudget
 			}
 			if err != nil {
-				return syntaxError(w.dec, err)
+				return w.syntaxError(err)
 			}
 			w.in.kept += int64(len(v))
 			w.keep(sub, bytes.Clone(v))
@@ -149,12 +165,12 @@ func (w *walker) object(path []string) error {
 			}
 		default:
 			if err := w.dec.SkipValue(); err != nil {
-				return syntaxError(w.dec, err)
+				return w.syntaxError(err)
 			}
 		}
 	}
 	if _, err := w.dec.ReadToken(); err != nil { // '}'
-		return syntaxError(w.dec, err)
+		return w.syntaxError(err)
 	}
 	return nil
 }
@@ -208,20 +224,22 @@ func equalPath(a, b []string) bool {
 
 // syntaxError says where the JSON broke, by byte offset only: the decoder's
 // message may quote the file, and the file may hold secrets.
-func syntaxError(dec *jsontext.Decoder, err error) error {
+// Offsets are the file's, not the decoder's, which a cut string shifts.
+func (w *walker) syntaxError(err error) error {
+	at := func(off int64) int64 { return w.in.r.fileOffset(off) }
 	if errors.Is(err, errTooLarge) {
-		return fmt.Errorf("a single value near byte %d is over %d bytes: not read", dec.InputOffset(), MaxTokenBytes)
+		return fmt.Errorf("a single value near byte %d is over %d bytes: not read", at(w.dec.InputOffset()), MaxTokenBytes)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errors.New("it ends in the middle of the JSON")
 	}
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
-		return fmt.Errorf("it is not valid JSON (near byte %d)", se.ByteOffset)
+		return fmt.Errorf("it is not valid JSON (near byte %d)", at(se.ByteOffset))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) { // an I/O error from the file, not its content
-		return fmt.Errorf("cannot read it at byte %d: %w", dec.InputOffset(), pe.Err)
+		return fmt.Errorf("cannot read it at byte %d: %w", at(w.dec.InputOffset()), pe.Err)
 	}
-	return fmt.Errorf("it is not valid JSON (near byte %d)", dec.InputOffset())
+	return fmt.Errorf("it is not valid JSON (near byte %d)", at(w.dec.InputOffset()))
 }

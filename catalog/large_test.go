@@ -60,6 +60,22 @@ func TestLargeClaudeJSONListsItsServers(t *testing.T) {
 	if err != nil || st.Size() < largeSize {
 		t.Fatalf("file of %d bytes, want at least %d (%v)", st.Size(), largeSize, err)
 	}
+	got, allocated := listClaudeCode(t, home)
+	if got["after-history"] != path || got["project-local"] != path+"#projects//work/project-7" || len(got) != 2 {
+		t.Errorf("entries %v", got)
+	}
+	// A bound well under the file: had the history been held, or every
+	// string of it allocated, this would be over 11 MiB.
+	if limit := uint64(1 << 20); allocated > limit {
+		t.Errorf("listing an %d-byte file allocated %d bytes, want under %d", st.Size(), allocated, limit)
+	}
+	t.Logf("%d bytes file, %d bytes allocated", st.Size(), allocated)
+}
+
+// listClaudeCode lists the Claude Code servers under home, with no
+// warning, as name to file, and the bytes the listing allocated.
+func listClaudeCode(t *testing.T, home string) (map[string]string, uint64) {
+	t.Helper()
 	opts := Options{Home: home, Sources: []Source{SourceClaudeCode}}
 	var entries []Entry
 	var warnings []SourceWarning
@@ -71,15 +87,10 @@ func TestLargeClaudeJSONListsItsServers(t *testing.T) {
 	for _, e := range entries {
 		got[e.Name] = e.File
 	}
-	if got["after-history"] != path || got["project-local"] != path+"#projects//work/project-7" || len(entries) != 2 {
-		t.Errorf("entries %v", got)
+	if len(got) != len(entries) {
+		t.Errorf("%d entries, %d names", len(entries), len(got))
 	}
-	// A bound well under the file: had the history been held, or every
-	// string of it allocated, this would be over 11 MiB.
-	if limit := uint64(1 << 20); allocated > limit {
-		t.Errorf("listing an %d-byte file allocated %d bytes, want under %d", st.Size(), allocated, limit)
-	}
-	t.Logf("%d bytes file, %d bytes allocated", st.Size(), allocated)
+	return got, allocated
 }
 
 // bytesAllocated is the heap allocated while f runs (this goroutine's and

@@ -55,15 +55,44 @@ func (r *Runtime) Catalog(ctx context.Context) (CatalogList, error) {
 
 // readCatalog lists the catalog's entries of the given sources (all when
 // none) under the runtime's home and projects.
+//
+// One read runs at a time, the others wait for it as long as their ctx
+// lets them: a read may hold some tens of MiB at its bounds (a kept
+// ~/.claude.json, a JSONC file parsed whole), and the catalog, diff and
+// apply routes each read, so concurrent requests would hold that many
+// times over; serialised, the runtime's peak is one read's.
 func (r *Runtime) readCatalog(ctx context.Context, sources ...catalog.Source) ([]catalog.Entry, []catalog.SourceWarning, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	if err := r.awaitCatalogRead(ctx); err != nil {
+		return nil, nil, err
+	}
+	defer func() { <-r.catalogReads }()
 	entries, warnings := catalog.List(r.catalogOptions(sources...))
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	return entries, warnings, nil
+}
+
+// awaitCatalogRead takes the catalog's one read slot, waiting while
+// another read holds it until ctx ends. A free slot is taken without
+// looking at ctx, which was just checked.
+func (r *Runtime) awaitCatalogRead(ctx context.Context) error {
+	select {
+	case r.catalogReads <- struct{}{}:
+		return nil
+	default:
+	}
+	r.catalogQueued.Add(1)
+	defer r.catalogQueued.Add(-1)
+	select {
+	case r.catalogReads <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (r *Runtime) catalogOptions(sources ...catalog.Source) catalog.Options {

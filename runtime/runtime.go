@@ -89,6 +89,10 @@ type Runtime struct {
 	// in the background on every change (toolsearch.go).
 	search atomic.Pointer[toolsearch.Index]
 	apply  applyTuning // the timings of POST /api/mcp/catalog/apply (catalog_apply.go)
+	// catalogReads admits one catalog read at a time (catalog.go);
+	// catalogQueued counts the reads waiting for it.
+	catalogReads  chan struct{}
+	catalogQueued atomic.Int32
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which
@@ -129,6 +133,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		stopWatch:   make(chan struct{}),
 		id:          "mcpvisor-" + rand.Text()[:12],
 		boot:        rand.Text()[:10],
+
+		catalogReads: make(chan struct{}, 1),
 	}
 	r.subs.unsubscribe = r.unsubscribeCurrent
 	r.search.Store(toolsearch.Build(nil))
