@@ -197,18 +197,23 @@ func (s Server) Equal(o Server) bool {
 // user and password, alone, as the "user:pass" pair and as that pair's
 // base64, the Basic authentication credential (a server echoing the
 // header may encode it once more, and the redactor derives the encoded
-// forms of each value it is given), each query value and the fragment;
-// the scheme, host and port are not secrets. Loggers use it to redact
+// forms of each value it is given), the userinfo and the user as Go
+// escapes them when it prints the URL, each query value (and bare query
+// word of 12 characters or more) and the fragment (decoded, escaped and
+// as written), and the default and the non-[EnvShaped] name of each
+// reference outside the scheme, host and port; the scheme, host and
+// port are not secrets. Loggers use it to redact
 // output of the server itself (for example a subprocess echoing its
 // environment).
 //
 // A value made only of references to [EnvShaped] names
 // ([SecretView.Reference]) holds no secret and is left out; a referenced
-// name of another shape may be a pasted secret, and is one, alone as well; on the copy [Server.Expand] returns, the expanded values
+// name of another shape may be a pasted secret, and is one, alone as
+// well; on the copy [Server.Expand] returns, the expanded values
 // are secrets like any configured one, and so is what each reference of a
 // secret field expanded to, alone (a server may echo the token of
 // "Bearer ${TOKEN}" without the scheme), and of the URL outside its
-// scheme, host and port. Values in the command or the cwd
+// scheme, host and port, as the expanded URL places it. Values in the command or the cwd
 // are not secrets.
 //
 // The private key comes whole and also line by line (each line of its PEM
@@ -262,4 +267,3 @@ func (s Server) Secrets() []string {
 	}
 	return out
 }
-

@@ -151,7 +151,7 @@ func (x *Server) expandFields(lookup func(string) (string, bool), stop bool) (re
 		case path == "url":
 			// A reference in the path (or the userinfo, query or
 			// fragment) may bring a key: what it became is a secret.
-			for i, sec := range urlRefSecrets(orig) {
+			for i, sec := range expandedRefSecrets(orig, val, parts) {
 				if sec && i < len(parts) {
 					x.refValues = append(x.refValues, parts[i])
 				}

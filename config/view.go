@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"slices"
 	"time"
-
 )
 
 // SecretView is the response form of one secret: whether it is set, and a
@@ -77,9 +76,15 @@ type ServerView struct {
 	Cwd     string                `json:"cwd,omitempty"`
 	Env     map[string]SecretView `json:"env"`
 	// URL has its userinfo, if any, replaced by "[redacted]", and each
-	// query value and the fragment masked as a secret is (a value made
-	// only of references shown as it is); the parameter names, scheme,
-	// host, port and path are as written.
+	// query value, each bare query word (no '=') of 12 characters or
+	// more and the fragment masked as a secret is (a value made only of
+	// references shown as it is); the parameter names, scheme, host,
+	// port and path are as written, but for a reference outside the
+	// scheme, host and port whose default, or whose name if not
+	// [EnvShaped], is masked ("${SEG:-****}", "${****}"). A secret in the
+	// path as literal text, or as a bare query word shorter than 12
+	// characters, is shown here and not scrubbed anywhere: such a secret
+	// belongs in a header or a reference.
 	URL     string                `json:"url,omitempty"`
 	Headers map[string]SecretView `json:"headers"`
 	Auth    AuthView              `json:"auth"`

@@ -64,12 +64,7 @@ func TestExpandedSecretScrubbedFromMissingCwd(t *testing.T) {
 // the events and the logs; the host and port stay readable. The view of
 // a literal key in the query is masked, in GET /api/mcp/servers too.
 func TestURLSecretPartsScrubbed(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens: the connect is refused
+	addr := refusedAddr(t)
 	const literal = "URL-LITERAL-planted-4b7e19"
 	servers := []config.Server{
 		{Name: "q", Type: config.TypeHTTP, Enabled: true, URL: "http://" + addr + "/mcp?key=${REF_TOKEN}"},
@@ -95,4 +90,49 @@ func TestURLSecretPartsScrubbed(t *testing.T) {
 	}
 	texts = append(texts, string(a.body), eventsJSON(all))
 	assertScrubbed(t, rt, []string{refSecret, literal}, texts...)
+}
+
+// The other spellings of a URL's secret parts are scrubbed too: a path
+// reference's default, a bare query word, a fragment written escaped, a
+// user name Go escapes when it prints the URL, and a reference that ends
+// the host's text but brings the path (https://${HOST}${P}). GET
+// /api/mcp/servers masks each.
+func TestURLSecretSpellingsScrubbed(t *testing.T) {
+	addr := refusedAddr(t)
+	planted := []string{"DEFAULTSEG-SECRET-9a8b7c", "BAREKEY-SECRET-5d6e7f", "RAG-SECRET-1a2b3c", "USERSECRET-77", "PATHREF-SECRET-2f2f2f"}
+	servers := []config.Server{
+		{Name: "d", Type: config.TypeHTTP, Enabled: true, URL: "http://" + addr + "/${UNSET_SEG:-DEFAULTSEG-SECRET-9a8b7c}/mcp"},
+		{Name: "b", Type: config.TypeHTTP, Enabled: true, URL: "http://" + addr + "/mcp?BAREKEY-SECRET-5d6e7f"},
+		{Name: "f", Type: config.TypeHTTP, Enabled: true, URL: "http://" + addr + "/mcp#%46RAG-SECRET-1a2b3c"},
+		{Name: "u", Type: config.TypeHTTP, Enabled: true, URL: "http://tok,en%20USERSECRET-77@" + addr + "/mcp"},
+		{Name: "h", Type: config.TypeHTTP, Enabled: true, URL: "http://${REF_ADDR}${REF_PATH}"},
+	}
+	rt := start(t, Options{LookupEnv: refLookup(map[string]string{"REF_ADDR": addr, "REF_PATH": "/PATHREF-SECRET-2f2f2f/mcp"})}, servers...)
+	all := rt.Subscribe(events.SubscribeOptions{From: 1, Buffer: 1 << 14})
+	t.Cleanup(all.Close)
+	texts := []string{}
+	for _, s := range servers {
+		st := rt.waitSettled(t, s.Name)
+		if st.State == status.Ready || !strings.Contains(st.Error, addr) {
+			t.Errorf("%s = %s, want a failed connect naming %s", s.Name, st.State, addr)
+		}
+		stJSON, _ := json.Marshal(st)
+		texts = append(texts, string(stJSON))
+	}
+	a := newAPI(t, rt).do("GET", "/api/mcp/servers", "")
+	texts = append(texts, string(a.body), eventsJSON(all))
+	assertScrubbed(t, rt, planted, texts...)
+}
+
+// refusedAddr is a loopback address nothing listens on: a connect to it
+// is refused.
+func refusedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
