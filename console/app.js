@@ -1,0 +1,213 @@
+// The console's main module: the server list, kept live from the event
+// stream, and the tabs.
+import { h, fill, toast, httpLink, debounce } from './dom.js';
+import { api, seg } from './api.js';
+import { serverForm } from './serverform.js';
+import { toolForm, promptForm } from './schemaform.js';
+import { loadCatalog, loadActors, cls } from './catalog.js';
+
+const list = document.getElementById('servers');
+const cards = new Map(); // name → card
+let tools = []; // GET /api/mcp/tools
+let prompts = []; // GET /api/mcp/prompts
+
+const when = (t) => (t ? new Date(t).toLocaleTimeString() : '');
+
+// card is a server's view: a head re-drawn on each refresh, and the tool,
+// prompt and edit parts re-drawn only when what they show changed, so that
+// an open form keeps what the user typed.
+function card(name) {
+  let c = cards.get(name);
+  if (c) return c;
+  c = { name, root: h('article', { class: 'server', 'data-server': name }) };
+  c.head = h('div', { class: 'head' });
+  c.info = h('dl', { class: 'info' });
+  c.auth = h('div', { class: 'authorize' });
+  c.actions = h('div', { class: 'actions' });
+  c.edit = h('div', { class: 'edit' });
+  c.toolList = h('div', {});
+  c.tools = h('details', { class: 'tools' }, c.toolsSummary = h('summary', {}, 'tools'), c.toolList);
+  c.promptList = h('div', {});
+  c.prompts = h('details', { class: 'prompts' }, c.promptsSummary = h('summary', {}, 'prompts'), c.promptList);
+  c.stderr = h('pre', { class: 'stderr' });
+  c.root.append(c.head, c.info, c.auth, c.actions, c.edit, c.tools, c.prompts, h('details', { class: 'stderr-box' }, h('summary', {}, 'stderr'), c.stderr));
+  cards.set(name, c);
+  return c;
+}
+
+function item(key, label, value) {
+  return value === undefined || value === '' || value === null ? null : [h('dt', {}, label), h('dd', { 'data-field': key }, String(value))];
+}
+
+// draw shows entry d (GET /api/mcp/servers/{name}) in its card.
+function draw(d) {
+  const c = card(d.name);
+  c.entry = d;
+  fill(c.head, h('h2', {}, d.name), h('span', { class: `state state-${cls(d.state)}`, 'data-state': '' }, d.state),
+    d.enabled ? null : h('span', { class: 'badge' }, 'disabled'),
+    h('span', { class: 'muted' }, ` ${d.type} `, d.type === 'local' ? (d.command || []).join(' ') : d.url || ''));
+  fill(c.info,
+    item('ready', 'ready', d.ready ? 'yes' : 'no'), item('tools', 'tools', d.tool_count), item('prompts', 'prompts', d.prompt_count),
+    item('restarts', 'restarts', d.restarts), item('pid', 'pid', d.pid), item('since', 'since', when(d.since)),
+    item('protocol', 'protocol', d.protocol_version), item('error_kind', 'error kind', d.error_kind),
+    item('error', 'error', d.error), item('last_error', 'last error', d.last_error !== d.error ? d.last_error : ''),
+    item('next_retry_at', 'next retry', when(d.next_retry_at)));
+  fill(c.auth, d.authorize_url ? ['login waiting: ', httpLink(d.authorize_url, 'authorize')] : null);
+  fill(c.actions,
+    h('button', { type: 'button', 'data-action': 'restart', onclick: () => act(d.name, 'POST', `/api/mcp/servers/${seg(d.name)}/restart`, 'restarted') }, 'Restart'),
+    h('button', { type: 'button', 'data-action': 'toggle', onclick: () => act(d.name, 'PATCH', `/api/mcp/servers/${seg(d.name)}`, d.enabled ? 'disabled' : 'enabled', { enabled: !d.enabled }) }, d.enabled ? 'Disable' : 'Enable'),
+    h('button', { type: 'button', 'data-action': 'edit', onclick: () => edit(d.name) }, 'Edit'),
+    h('button', { type: 'button', 'data-action': 'delete', class: 'danger', onclick: () => confirmDelete(c) }, 'Delete'));
+  c.stderr.textContent = (d.stderr_tail || []).join('\n');
+  drawLists(c);
+}
+
+// drawLists re-draws a card's tools and prompts when their names changed.
+function drawLists(c) {
+  const mine = tools.filter((t) => t.server === c.name);
+  const sig = JSON.stringify(mine.map((t) => [t.name, t.description, t.input_schema]));
+  if (sig !== c.toolSig) {
+    c.toolSig = sig;
+    c.toolsSummary.textContent = `tools (${mine.length})`;
+    fill(c.toolList, mine.map((t) => {
+      const body = h('div', {});
+      const d = h('details', { class: 'tool', 'data-tool': t.name }, h('summary', {}, t.original_name || t.name, t.title ? h('span', { class: 'muted' }, ` ${t.title}`) : null),
+        h('p', { class: 'desc' }, t.description || ''), body);
+      d.addEventListener('toggle', () => { if (d.open && !body.firstChild) body.append(toolForm(t)); });
+      return d;
+    }));
+  }
+  const ps = prompts.filter((p) => p.server === c.name);
+  const psig = JSON.stringify(ps.map((p) => [p.name, p.description, p.arguments]));
+  if (psig !== c.promptSig) {
+    c.promptSig = psig;
+    c.promptsSummary.textContent = `prompts (${ps.length})`;
+    fill(c.promptList, ps.map((p) => h('details', { class: 'prompt', 'data-prompt': p.name },
+      h('summary', {}, p.original_name || p.name), h('p', { class: 'desc' }, p.description || ''), promptForm(p))));
+  }
+}
+
+async function act(name, method, path, done, body) {
+  try {
+    await api(method, path, body);
+    toast(`${name} ${done}`);
+  } catch (e) {
+    toast(`${name}: ${e.message}`, true);
+  }
+  refreshServer(name);
+}
+
+function confirmDelete(c) {
+  fill(c.edit, h('div', { class: 'confirm' }, `Delete ${c.name}? Its processes stop and its entry leaves the config file. `,
+    h('button', { type: 'button', class: 'danger', 'data-action': 'confirm-delete', onclick: async () => {
+      try {
+        await api('DELETE', `/api/mcp/servers/${seg(c.name)}`);
+        toast(`${c.name} deleted`);
+        remove(c.name);
+      } catch (e) { toast(`${c.name}: ${e.message}`, true); }
+    } }, 'Delete'),
+    h('button', { type: 'button', onclick: () => c.edit.replaceChildren() }, 'Cancel')));
+}
+
+async function edit(name) {
+  const c = card(name);
+  try {
+    const entry = await api('GET', `/api/mcp/servers/${seg(name)}`); // the masked form: no secret
+    fill(c.edit, serverForm(entry, (saved) => { c.edit.replaceChildren(); toast(`${name} saved`); draw({ ...c.entry, ...saved }); refreshServer(name); },
+      () => c.edit.replaceChildren()));
+  } catch (e) { toast(e.message, true); }
+}
+
+function remove(name) {
+  const c = cards.get(name);
+  if (c) { c.root.remove(); cards.delete(name); }
+}
+
+// refreshServer re-reads one server, a burst of events about it at once.
+const pending = new Map();
+function refreshServer(name) {
+  clearTimeout(pending.get(name));
+  pending.set(name, setTimeout(async () => {
+    pending.delete(name);
+    try { draw(await api('GET', `/api/mcp/servers/${seg(name)}`)); } catch (e) { if (e.status === 404) remove(name); }
+  }, 100));
+}
+
+// refreshLists re-reads the tools and prompts of every server.
+const refreshLists = debounce(async () => {
+  try {
+    [tools, prompts] = await Promise.all([api('GET', '/api/mcp/tools').then((r) => r.tools || []), api('GET', '/api/mcp/prompts').then((r) => r.prompts || [])]);
+  } catch (e) { return; }
+  for (const c of cards.values()) drawLists(c);
+}, 100);
+
+// refreshAll re-reads the whole list: at start, after a reconnect and
+// after events were dropped.
+const refreshAll = debounce(async () => {
+  let res;
+  try { res = await api('GET', '/api/mcp/servers'); } catch (e) { toast(e.message, true); return; }
+  const ce = document.getElementById('config-error');
+  ce.hidden = !res.config_error;
+  ce.textContent = res.config_error ? `config file: ${res.config_error}` : '';
+  const names = (res.servers || []).map((s) => s.name);
+  for (const n of [...cards.keys()]) if (!names.includes(n)) remove(n);
+  if (!names.length) fill(list, h('p', { class: 'muted', 'data-empty': '' }, 'no servers configured: add one, or apply one from the catalog'));
+  else list.querySelector(':scope > p')?.remove();
+  for (const s of res.servers || []) {
+    list.append(card(s.name).root); // in file order
+    if (!cards.get(s.name).entry) draw(s);
+    refreshServer(s.name);
+  }
+  refreshLists();
+}, 50);
+
+// The event stream. The browser reconnects by itself and resumes with
+// Last-Event-ID; after a 503 (the runtime stopping) it gives up, and the
+// page opens a new stream from the last id it saw.
+const live = document.getElementById('live');
+let lastId = '';
+function listen() {
+  const es = new EventSource(lastId ? `/api/mcp/events?last_event_id=${seg(lastId)}` : '/api/mcp/events');
+  es.onopen = () => { live.textContent = 'live'; live.className = 'live on'; refreshAll(); };
+  es.onerror = () => {
+    live.textContent = 'reconnecting…';
+    live.className = 'live off';
+    if (es.readyState === EventSource.CLOSED) setTimeout(listen, 3000);
+  };
+  const on = (ev) => {
+    if (ev.lastEventId) lastId = ev.lastEventId;
+    let e;
+    try { e = JSON.parse(ev.data); } catch { return; }
+    switch (e.type) {
+      case 'dropped': case 'config_loaded': case 'server_added': refreshAll(); break;
+      case 'server_removed': remove(e.server); break;
+      case 'tools_changed': case 'prompts_changed': refreshLists(); refreshServer(e.server); break;
+      default: if (e.server && cards.has(e.server)) refreshServer(e.server);
+    }
+    if (!document.getElementById('tab-actors').hidden) actorsSoon();
+  };
+  for (const t of ['state_changed', 'session_started', 'session_lost', 'server_added', 'server_removed', 'tools_changed',
+    'prompts_changed', 'instructions_changed', 'server_log', 'starting_output', 'login_required', 'login_completed', 'login_failed',
+    'token_refreshed', 'refresh_refused', 'config_saved', 'config_rejected', 'config_loaded', 'actor_panicked', 'dropped']) {
+    es.addEventListener(t, on);
+  }
+}
+const actorsSoon = debounce(() => loadActors(document.getElementById('tab-actors')), 300);
+
+// Tabs.
+for (const b of document.querySelectorAll('nav button')) {
+  b.addEventListener('click', () => {
+    for (const o of document.querySelectorAll('nav button')) o.classList.toggle('on', o === b);
+    for (const s of document.querySelectorAll('main > section')) s.hidden = s.id !== `tab-${b.dataset.tab}`;
+    if (b.dataset.tab === 'catalog') loadCatalog(document.getElementById('tab-catalog'), refreshAll);
+    if (b.dataset.tab === 'actors') loadActors(document.getElementById('tab-actors'));
+  });
+}
+
+const addBox = document.getElementById('add-form');
+document.getElementById('add-server').addEventListener('click', () => {
+  fill(addBox, serverForm(undefined, (saved) => { addBox.replaceChildren(); toast(`${saved.name} added`); refreshAll(); }, () => addBox.replaceChildren()));
+});
+
+refreshAll();
+listen();
