@@ -102,7 +102,7 @@ export function serverForm(entry, onDone, onCancel) {
   const e = entry || { type: 'local', enabled: true, env: {}, headers: {}, auth: { kind: 'none' }, tools_filter: {} };
   const a = e.auth || { kind: 'none' };
   const f = {
-    name: input('name', 'name', '', { required: true, pattern: '[A-Za-z0-9_-]{1,48}' }),
+    name: input('name', 'name', '', { required: true, pattern: '[A-Za-z0-9_\\-]{1,48}' }),
     type: select('type', 'type', types, e.type),
     command: input('command', 'command (one argument per line)', (e.command || []).join('\n'), { rows: 3 }),
     cwd: input('cwd', 'cwd', e.cwd),
