@@ -73,3 +73,10 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+# docs/console.png: a real screenshot of the web console, servers in
+# several states, through the browser tests' Chromium.
+screenshot:
+	./scripts/chromium.sh
+	@mkdir -p docs
+	$(GO) test -count=1 -run '^TestConsoleScreenshot$$' ./cmd/demo -args -console-screenshot=$(CURDIR)/docs/console.png

@@ -35,8 +35,8 @@ function card(name) {
   return c;
 }
 
-function item(key, label, value) {
-  return value === undefined || value === '' || value === null ? null : [h('dt', {}, label), h('dd', { 'data-field': key }, String(value))];
+function item(key, label, value, wide) {
+  return value === undefined || value === '' || value === null ? null : [h('dt', {}, label), h('dd', { 'data-field': key, class: wide ? 'wide' : null }, String(value))];
 }
 
 // draw shows entry d (GET /api/mcp/servers/{name}) in its card.
@@ -44,13 +44,13 @@ function draw(d) {
   const c = card(d.name);
   c.entry = d;
   fill(c.head, h('h2', {}, d.name), h('span', { class: `state state-${cls(d.state)}`, 'data-state': '' }, d.state),
-    d.enabled ? null : h('span', { class: 'badge' }, 'disabled'),
+    d.enabled || d.state === 'disabled' ? null : h('span', { class: 'badge' }, 'disabled'),
     h('span', { class: 'muted' }, ` ${d.type} `, d.type === 'local' ? (d.command || []).join(' ') : d.url || ''));
   fill(c.info,
     item('ready', 'ready', d.ready ? 'yes' : 'no'), item('tools', 'tools', d.tool_count), item('prompts', 'prompts', d.prompt_count),
     item('restarts', 'restarts', d.restarts), item('pid', 'pid', d.pid), item('since', 'since', when(d.since)),
     item('protocol', 'protocol', d.protocol_version), item('error_kind', 'error kind', d.error_kind),
-    item('error', 'error', d.error), item('last_error', 'last error', d.last_error !== d.error ? d.last_error : ''),
+    item('error', 'error', d.error, true), item('last_error', 'last error', d.last_error !== d.error ? d.last_error : '', true),
     item('next_retry_at', 'next retry', when(d.next_retry_at)));
   fill(c.auth, d.authorize_url ? ['login waiting: ', httpLink(d.authorize_url, 'authorize')] : null);
   fill(c.actions,
