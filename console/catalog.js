@@ -10,7 +10,7 @@ const summary = (c) => (c ? (c.type === 'local' ? (c.command || []).join(' ') : 
 // applyForm is an entry's apply form.
 function applyForm(entry, onApplied) {
   const as = h('input', { type: 'text', name: 'as', placeholder: entry.name, spellcheck: 'false', autocomplete: 'off' });
-  const overlay = h('textarea', { name: 'overlay', rows: 3, spellcheck: 'false', placeholder: '{"command": [...]} — fields to lay over the entry' });
+  const overlay = h('textarea', { name: 'overlay', rows: 3, spellcheck: 'false', autocomplete: 'off', class: 'secret', placeholder: '{"command": [...]} — fields to lay over the entry' });
   const out = h('span', { class: 'apply-result' });
   const form = h('form', { class: 'apply' }, h('label', {}, 'as ', as), h('label', {}, 'overlay ', overlay),
     h('button', { type: 'submit' }, 'Apply'), out);

@@ -13,11 +13,12 @@ function storedText(v) {
   return v.reference ? `= ${v.reference}` : v.masked;
 }
 
-// secretInput is one secret's input, empty, of a password kind so that it
-// is not shown or remembered.
+// secretInput is one secret's input, empty. It is a text input masked
+// by CSS (.secret: -webkit-text-security), not a password input, so that
+// the browser's password manager neither offers nor stores it.
 function secretInput(attrs, multiline) {
-  const a = { autocomplete: 'new-password', spellcheck: 'false', placeholder: 'unchanged', ...attrs };
-  return multiline ? h('textarea', { rows: 3, class: 'secret', ...a }) : h('input', { type: 'password', ...a });
+  const a = { autocomplete: 'off', spellcheck: 'false', placeholder: 'unchanged', class: 'secret', ...attrs };
+  return multiline ? h('textarea', { rows: 3, ...a }) : h('input', { type: 'text', ...a });
 }
 
 // secretField is one auth secret: the stored mask, an empty input, a
@@ -78,22 +79,48 @@ const types = ['local', 'http', 'sse'];
 const kinds = ['none', 'bearer', 'oauth', 'client_credentials'];
 const numbers = ['timeout_seconds', 'connect_timeout_seconds', 'max_call_seconds', 'max_output_bytes', 'max_media_bytes', 'max_concurrent_calls'];
 
-const lines = (s) => s.split('\n').map((x) => x.trim()).filter((x) => x !== '');
 const words = (s) => s.split(/[\s,]+/).filter((x) => x !== '');
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-// input makes a labelled text (or other) input holding value.
+// input makes a labelled text (or other) input holding value; init is
+// the value as the input holds it (read back), what "changed" compares to.
 function input(key, label, value, attrs) {
   const i = h(attrs && attrs.rows ? 'textarea' : 'input', { name: key, spellcheck: 'false', autocomplete: 'off', ...attrs });
   i.value = value == null ? '' : String(value);
-  return { i, el: h('div', { class: 'field' }, h('label', {}, label), i) };
+  return { i, init: i.value, el: h('div', { class: 'field' }, h('label', {}, label), i) };
 }
 
 function select(key, label, options, value) {
   const i = h('select', { name: key }, options.map((o) => h('option', { value: o }, o || '(default)')));
   i.value = value || '';
-  return { i, el: h('div', { class: 'field' }, h('label', {}, label), i) };
+  return { i, init: i.value, el: h('div', { class: 'field' }, h('label', {}, label), i) };
 }
+
+// argList is the command's editor: one box per argument, kept exactly as
+// typed (no trim, empty and multi-line arguments too), so that a command
+// the user did not touch reads back as it was stored.
+function argList(values) {
+  const box = h('div', { class: 'args', 'data-args': '' });
+  const addArg = (v) => {
+    const t = h('textarea', { rows: Math.max(1, v.split('\n').length), name: 'arg', spellcheck: 'false', autocomplete: 'off', 'data-arg': '' });
+    t.value = v;
+    const row = h('div', { class: 'arg' }, t, h('button', { type: 'button', class: 'del', title: 'remove this argument', onclick: () => row.remove() }, '×'));
+    box.append(row);
+    return t;
+  };
+  for (const v of values.length ? values : ['']) addArg(v);
+  const read = () => [...box.querySelectorAll('textarea[data-arg]')].map((t) => t.value);
+  const init = JSON.stringify(read());
+  return {
+    el: h('div', { class: 'field' }, h('label', {}, 'command (one box per argument)'), box,
+      h('button', { type: 'button', 'data-add': 'arg', onclick: () => addArg('').focus() }, 'add argument')),
+    read,
+    changed: () => JSON.stringify(read()) !== init,
+  };
+}
+
+// resets are the limits an emptied field puts back to their default with
+// 0 (config.ApplyPatch); timeout_seconds has no default to put back.
+const resets = new Set(['connect_timeout_seconds', 'max_call_seconds', 'max_output_bytes', 'max_media_bytes', 'max_concurrent_calls']);
 
 // serverForm is the add form (entry undefined) or the edit form of entry
 // (the masked GET answer). onDone gets the saved entry.
@@ -104,9 +131,9 @@ export function serverForm(entry, onDone, onCancel) {
   const f = {
     name: input('name', 'name', '', { required: true, pattern: '[A-Za-z0-9_\\-]{1,48}' }),
     type: select('type', 'type', types, e.type),
-    command: input('command', 'command (one argument per line)', (e.command || []).join('\n'), { rows: 3 }),
     cwd: input('cwd', 'cwd', e.cwd),
-    url: input('url', 'url', e.url, { type: 'url' }),
+    // text, not url: "${MCP_URL}" and "http://127.0.0.1:${PORT}/mcp" are valid values; the API checks them.
+    url: input('url', 'url', e.url),
     kind: select('auth.kind', 'auth', kinds, a.kind),
     client_id: input('auth.client_id', 'client id', a.client_id),
     scopes: input('auth.scopes', 'scopes (space separated)', (a.scopes || []).join(' ')),
@@ -119,6 +146,7 @@ export function serverForm(entry, onDone, onCancel) {
     protocol_version: input('protocol_version', 'protocol version (pin)', e.pinned_protocol_version),
   };
   const nums = Object.fromEntries(numbers.map((k) => [k, input(k, k, editing ? e[k] : '', { type: 'number', min: k.startsWith('max_o') || k.startsWith('max_m') ? '-1' : '0' })]));
+  const command = argList(e.command || []);
   const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: e.enabled !== false });
   const env = secretMap('env', e.env);
   const headers = secretMap('headers', e.headers);
@@ -126,7 +154,7 @@ export function serverForm(entry, onDone, onCancel) {
   const secret = secretField('auth.client_secret', 'client secret', { has: a.has_client_secret, text: a.client_secret_reference ? `= ${a.client_secret_reference}` : a.client_secret_masked });
   const key = secretField('auth.private_key', 'private key (PKCS#8 PEM)', { has: a.has_private_key, text: a.private_key_reference ? `= ${a.private_key_reference}` : a.private_key_masked }, true);
 
-  const local = h('div', { class: 'group' }, f.command.el, f.cwd.el, env.el);
+  const local = h('div', { class: 'group' }, command.el, f.cwd.el, env.el);
   const remote = h('div', { class: 'group' }, f.url.el, headers.el, f.kind.el);
   const byKind = {
     bearer: [token.el],
@@ -143,7 +171,8 @@ export function serverForm(entry, onDone, onCancel) {
   f.kind.i.addEventListener('change', show);
   remote.append(authBox);
   const msg = h('p', { class: 'error', 'data-form-error': '' });
-  const form = h('form', { class: 'server-form', 'data-form': editing ? `edit-${e.name}` : 'add' },
+  // novalidate: the API validates, and its field error is shown in msg.
+  const form = h('form', { class: 'server-form', novalidate: true, 'data-form': editing ? `edit-${e.name}` : 'add' },
     h('h3', {}, editing ? `Edit ${e.name}` : 'Add a server'),
     editing ? null : f.name.el, f.type.el, local, remote,
     h('div', { class: 'field' }, h('label', {}, enabled, ' enabled')),
@@ -152,65 +181,63 @@ export function serverForm(entry, onDone, onCancel) {
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, editing ? 'Save' : 'Add'), h('button', { type: 'button', onclick: onCancel }, 'Cancel')));
   show();
 
-  // body is the POST body, or the PATCH body of what changed.
+  // body is the POST body (what was filled in), or the PATCH body: only
+  // the fields whose input differs from what the form was filled with.
   const body = () => {
     const b = {};
-    const put = (k, v, old) => { if (!editing ? v !== '' && v !== undefined && !(Array.isArray(v) && !v.length) : !same(v, old)) b[k] = v; };
+    const changed = (fld) => (editing ? fld.i.value !== fld.init : fld.i.value !== '');
+    const put = (obj, k, fld, conv) => { if (changed(fld)) obj[k] = conv ? conv(fld.i.value) : fld.i.value; };
     if (!editing) b.name = f.name.i.value.trim();
     const type = f.type.i.value;
-    put('type', type, e.type);
-    if (!editing) b.type = type;
+    if (!editing || type !== f.type.init) b.type = type;
     if (type === 'local') {
-      put('command', lines(f.command.i.value), e.command || []);
-      put('cwd', f.cwd.i.value.trim(), e.cwd || '');
+      const argv = command.read();
+      if (editing ? command.changed() : argv.some((x) => x !== '')) b.command = argv;
+      put(b, 'cwd', f.cwd);
       const v = env.value();
       if (v) b.env = v;
     } else {
-      put('url', f.url.i.value.trim(), e.url || '');
+      put(b, 'url', f.url);
       const v = headers.value();
       if (v) b.headers = v;
       const auth = {};
       const kind = f.kind.i.value;
       if (kind !== (a.kind || 'none')) auth.kind = kind;
       const visible = new Set(byKind[kind] || []);
-      const plain = { client_id: f.client_id, client_metadata_url: f.client_metadata_url, token_endpoint_auth_method: f.token_endpoint_auth_method, signing_algorithm: f.signing_algorithm };
-      for (const [k, fld] of Object.entries(plain)) {
-        const v2 = fld.i.value.trim();
-        if (visible.has(fld.el) && v2 !== (a[k] || '')) auth[k] = v2;
+      for (const k of ['client_id', 'client_metadata_url', 'token_endpoint_auth_method', 'signing_algorithm']) {
+        if (visible.has(f[k].el)) put(auth, k, f[k]);
       }
-      if (visible.has(f.scopes.el) && !same(words(f.scopes.i.value), a.scopes || [])) auth.scopes = words(f.scopes.i.value);
+      if (visible.has(f.scopes.el)) put(auth, 'scopes', f.scopes, words);
       for (const [k, s] of [['token', token], ['client_secret', secret], ['private_key', key]]) {
         const v3 = s.value();
         if (visible.has(s.el) && v3 !== undefined) auth[k] = v3;
       }
-      if (Object.keys(auth).length) {
+      if (!editing && kind === 'none' && Object.keys(auth).length === 0) { /* no auth */ } else if (Object.keys(auth).length) {
         if (!editing && !auth.kind) auth.kind = kind;
-        if (!editing) for (const k of Object.keys(auth)) if (auth[k] === '' || (Array.isArray(auth[k]) && !auth[k].length)) delete auth[k];
-        if (!editing && auth.kind === 'none' && Object.keys(auth).length === 1) delete b.auth; else b.auth = auth;
+        b.auth = auth;
       }
     }
     if (!editing ? !enabled.checked : enabled.checked !== (e.enabled !== false)) b.enabled = enabled.checked;
     for (const [k, n] of Object.entries(nums)) {
+      if (!changed(n)) continue;
       const raw = n.i.value.trim();
-      if (raw === '') continue;
-      const v = Number(raw);
-      if (!editing || v !== e[k]) b[k] = v;
+      if (raw === '' && !resets.has(k)) throw new Error(`${k} needs a value`);
+      b[k] = raw === '' ? 0 : Number(raw); // 0 puts back the default
     }
-    const allow = words(f.allow.i.value);
-    const deny = words(f.deny.i.value);
-    const tf = e.tools_filter || {};
     const tools = {};
-    if (!same(allow, tf.allow || [])) tools.allow = allow;
-    if (!same(deny, tf.deny || [])) tools.deny = deny;
+    put(tools, 'allow', f.allow, words);
+    put(tools, 'deny', f.deny, words);
     if (Object.keys(tools).length) b.tools = tools;
-    put('protocol_version', f.protocol_version.i.value.trim(), e.pinned_protocol_version || '');
+    put(b, 'protocol_version', f.protocol_version, (x) => x.trim());
     return b;
   };
 
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     msg.textContent = '';
-    const b = body();
+    for (const x of form.querySelectorAll('.bad')) x.classList.remove('bad');
+    let b;
+    try { b = body(); } catch (err) { msg.textContent = err.message; return; }
     if (editing && !Object.keys(b).length) { onCancel(); return; }
     const submit = form.querySelector('button[type=submit]');
     submit.disabled = true;
@@ -221,7 +248,9 @@ export function serverForm(entry, onDone, onCancel) {
         : await api('POST', '/api/mcp/servers', b);
       onDone(saved);
     } catch (err) {
-      msg.textContent = err.message;
+      msg.textContent = err.message; // the API's error, naming its field
+      const bad = err.field && form.querySelector(`[name="${CSS.escape(err.field)}"]`);
+      if (bad) bad.classList.add('bad');
       submit.disabled = false;
       submit.textContent = editing ? 'Save' : 'Add';
     }

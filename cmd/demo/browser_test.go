@@ -232,6 +232,20 @@ func (tb *tab) everything() string {
 	return b.String()
 }
 
+// expectProblem drops the problems holding s: what the test provoked
+// (the console logs every error answer a fetch got).
+func (tb *tab) expectProblem(s string) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	kept := tb.problems[:0]
+	for _, p := range tb.problems {
+		if !strings.Contains(p, s) {
+			kept = append(kept, p)
+		}
+	}
+	tb.problems = kept
+}
+
 // noProblems fails the test if the page threw, logged an error or had
 // something refused by its CSP.
 func (tb *tab) noProblems() {

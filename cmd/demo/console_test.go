@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,7 +30,17 @@ const (
 	secretHeader = "console-secret-H-5b2d77e1"
 	secretToken  = "console-secret-T-c09a4f36"
 	secretNew    = "console-secret-N-2e8b51aa" // typed into the edit form
+	secretOdd    = "console-secret-O-4a90c3e7" // beside the odd command
+	secretRef    = "console-secret-R-d17f2b08" // a header of the server whose url is a reference
+	secretRot    = "console-secret-X-6c3e95f4" // typed in to rotate secretRef
 )
+
+// oddCommand round-trips through the edit form only if the form keeps
+// arguments exactly: a multi-line one, an empty one, a padded one. It
+// runs the example server: the script execs its $0.
+func oddCommand() []string {
+	return []string{"/bin/sh", "-c", "true\nexec \"$0\" serve", demoBin, "", " padded "}
+}
 
 // xssPayload is what a hostile server puts in a tool description and on
 // its stderr: inserted as HTML it would make an img element and run code.
@@ -123,11 +134,17 @@ func TestConsole(t *testing.T) {
 		"command": demoBin, "args": []string{"serve"}, "env": map[string]string{testutil.MarkerEnv: marker}}}}
 	writeJSONFile(t, filepath.Join(home, ".cursor", "mcp.json"), cursor)
 	hostile := hostileServer(t)
-	rt, url, dir := consoleRuntime(t, runtime.Options{Home: home},
+	refs := map[string]string{"MCP_URL": hostile + "/mcp", "PORT": hostile[strings.LastIndex(hostile, ":")+1:]}
+	lookup := func(name string) (string, bool) { v, ok := refs[name]; return v, ok }
+	rt, url, dir := consoleRuntime(t, runtime.Options{Home: home, LookupEnv: lookup},
 		exampleConfig("ex", map[string]string{"SECRET_A": secretA, "SECRET_B": secretB}),
 		config.Server{Name: "rem", Type: config.TypeHTTP, Enabled: true, URL: "http://127.0.0.1:1/mcp",
 			Headers: map[string]string{"X-Api-Key": secretHeader}, Auth: &config.Auth{Kind: config.AuthBearer, Token: secretToken}},
 		config.Server{Name: "hostile", Type: config.TypeHTTP, Enabled: true, URL: hostile + "/mcp"},
+		config.Server{Name: "odd", Type: config.TypeLocal, Enabled: true, Command: oddCommand(),
+			Env: map[string]string{testutil.MarkerEnv: marker, "SECRET_O": secretOdd}},
+		config.Server{Name: "refd", Type: config.TypeHTTP, Enabled: true, URL: "${MCP_URL}",
+			Headers: map[string]string{"X-Key": secretRef}},
 	)
 	browser := newBrowser(t)
 	tb := openTab(t, browser, url)
@@ -155,7 +172,9 @@ func TestConsole(t *testing.T) {
 		tb.t = t
 		tb.do(chromedp.Click(chromedp.CSS(`#add-server`)))
 		tb.do(chromedp.SendKeys(chromedp.CSS(`form[data-form=add] input[name=name]`), "added"),
-			chromedp.SendKeys(chromedp.CSS(`form[data-form=add] textarea[name=command]`), demoBin+"\nserve"),
+			chromedp.SendKeys(chromedp.CSS(`form[data-form=add] textarea[data-arg]`), demoBin),
+			chromedp.Click(chromedp.CSS(`form[data-form=add] button[data-add=arg]`)),
+			chromedp.SendKeys(chromedp.CSS(`form[data-form=add] .arg:nth-child(2) textarea`), "serve"),
 			chromedp.Click(chromedp.CSS(`form[data-form=add] button[data-add=env]`)),
 			chromedp.SendKeys(chromedp.CSS(`form[data-form=add] input[data-new-name=env]`), testutil.MarkerEnv),
 			chromedp.SendKeys(chromedp.CSS(`form[data-form=add] input[data-new-value=env]`), marker),
@@ -181,6 +200,13 @@ func TestConsole(t *testing.T) {
 		want := []string{testutil.MarkerEnv + " ****" + marker[len(marker)-4:] + " []", "SECRET_A ****" + secretA[len(secretA)-4:] + " []", "SECRET_B ****" + secretB[len(secretB)-4:] + " []"}
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("env rows %q, want %q", got, want)
+		}
+		// A secret input is a masked text input, which no password manager offers to store.
+		if got := eval[string](tb, `((e) => e.type + ' ' + e.autocomplete + ' ' + getComputedStyle(e).webkitTextSecurity)(document.querySelector('`+form+` input[data-secret="env.SECRET_A"]'))`); got != "text off disc" {
+			t.Errorf("secret input: %q, want a text input, autocomplete off, masked", got)
+		}
+		if n := eval[int](tb, `document.querySelectorAll('input[type=password]').length`); n != 0 {
+			t.Errorf("%d password inputs", n)
 		}
 		tb.do(chromedp.SendKeys(chromedp.CSS(form+` input[data-secret="env.SECRET_A"]`), secretNew),
 			chromedp.Click(chromedp.CSS(form+` button[type=submit]`)))
@@ -211,6 +237,62 @@ func TestConsole(t *testing.T) {
 		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=rem] button[data-action=edit]`)))
 		tb.waitJS("rem's form with the stored header and token masked", sel(`form[data-form=edit-rem]`,
 			`e.querySelector('[data-stored="headers.X-Api-Key"]').textContent === '****`+secretHeader[len(secretHeader)-4:]+`' && e.querySelector('[data-stored="auth.token"]').textContent === '****`+secretToken[len(secretToken)-4:]+`' && e.querySelector('input[data-secret="auth.token"]').value === ''`))
+	})
+
+	t.Run("edit keeps an odd command", func(t *testing.T) {
+		tb.t = t
+		form := `form[data-form=edit-odd]`
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=odd] button[data-action=edit]`)))
+		tb.waitJS("odd's edit form", sel(form, "true"))
+		if got := eval[[]string](tb, `[...document.querySelectorAll('`+form+` textarea[data-arg]')].map((t) => t.value)`); !slices.Equal(got, oddCommand()) {
+			t.Errorf("argument boxes %q, want %q", got, oddCommand())
+		}
+		tb.do(chromedp.SendKeys(chromedp.CSS(form+` input[data-secret="env.SECRET_O"]`), secretNew),
+			chromedp.Click(chromedp.CSS(form+` button[type=submit]`)))
+		tb.waitJS("the form closed after the save", `!document.querySelector(`+js(form)+`)`)
+		if body := tb.sent("PATCH", "/api/mcp/servers/odd"); body != `{"env":{"SECRET_O":"`+secretNew+`"}}` {
+			t.Errorf("PATCH body %s: want only the edited secret", body)
+		}
+		s, _ := readFile(t, dir).Get("odd")
+		if !slices.Equal(s.Command, oddCommand()) {
+			t.Errorf("command on disk %q, want it untouched: %q", s.Command, oddCommand())
+		}
+	})
+
+	t.Run("url with a reference", func(t *testing.T) {
+		tb.t = t
+		form := `form[data-form=edit-refd]`
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=refd] button[data-action=edit]`)))
+		tb.waitJS("refd's edit form", sel(form, `e.querySelector('input[name=url]').value === '${MCP_URL}'`))
+		tb.do(chromedp.SendKeys(chromedp.CSS(form+` input[data-secret="headers.X-Key"]`), secretRot),
+			chromedp.Click(chromedp.CSS(form+` button[type=submit]`)))
+		tb.waitJS("the form closed after the save", `!document.querySelector(`+js(form)+`)`)
+		if body := tb.sent("PATCH", "/api/mcp/servers/refd"); body != `{"headers":{"X-Key":"`+secretRot+`"}}` {
+			t.Errorf("PATCH body %s: want only the rotated header", body)
+		}
+		if s, _ := readFile(t, dir).Get("refd"); s.URL != "${MCP_URL}" || s.Headers["X-Key"] != secretRot {
+			t.Errorf("refd on disk: url %q, header rotated %v", s.URL, s.Headers["X-Key"] == secretRot)
+		}
+		// A new one with a reference in its url, through the add form.
+		add := `form[data-form=add]`
+		tb.do(chromedp.Click(chromedp.CSS(`#add-server`)))
+		tb.do(chromedp.SendKeys(chromedp.CSS(add+` input[name=name]`), "refd2"),
+			chromedp.SetValue(chromedp.CSS(add+` select[name=type]`), "http"))
+		tb.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('`+add+` select[name=type]').dispatchEvent(new Event('change'))`),
+			chromedp.SendKeys(chromedp.CSS(add+` input[name=url]`), "http://127.0.0.1:${PORT}/mcp"),
+			chromedp.Click(chromedp.CSS(add+` button[type=submit]`)))
+		tb.waitJS("refd2 added", `!!`+card("refd2")+` && !document.querySelector('`+add+`')`)
+		if s, ok := readFile(t, dir).Get("refd2"); !ok || s.URL != "http://127.0.0.1:${PORT}/mcp" {
+			t.Errorf("refd2 on disk: %v %q", ok, s.URL)
+		}
+		// An API refusal shows in the form, naming its field.
+		tb.do(chromedp.Click(chromedp.CSS(`#add-server`)))
+		tb.do(chromedp.SendKeys(chromedp.CSS(add+` input[name=name]`), "bad name!"),
+			chromedp.SendKeys(chromedp.CSS(add+` textarea[data-arg]`), "x"),
+			chromedp.Click(chromedp.CSS(add+` button[type=submit]`)))
+		tb.waitJS("the refusal shown", sel(add+` [data-form-error]`, `/field name/.test(e.textContent)`))
+		tb.expectProblem("status of 400 (Bad Request) http://" + url[len("http://"):] + "api/mcp/servers")
+		tb.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('add-form').replaceChildren()`))
 	})
 
 	t.Run("call a tool", func(t *testing.T) {
@@ -285,7 +367,7 @@ func TestConsole(t *testing.T) {
 	t.Run("no secret reaches the page", func(t *testing.T) {
 		tb.t = t
 		all := tb.everything()
-		for _, s := range []string{secretA, secretB, secretHeader, secretToken, secretNew} {
+		for _, s := range []string{secretA, secretB, secretHeader, secretToken, secretNew, secretOdd, secretRef, secretRot} {
 			if strings.Contains(all, s) {
 				t.Errorf("the page holds or received the planted secret %s", s[:18])
 			}
