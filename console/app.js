@@ -5,13 +5,33 @@ import { api, seg } from './api.js';
 import { serverForm } from './serverform.js';
 import { toolForm, promptForm } from './schemaform.js';
 import { loadCatalog, loadActors, cls } from './catalog.js';
+import { resourcesTab, resourceUpdated } from './resources.js';
+import { toolsTab } from './toolsview.js';
 
 const list = document.getElementById('servers');
 const cards = new Map(); // name → card
 let tools = []; // GET /api/mcp/tools
 let prompts = []; // GET /api/mcp/prompts
 
-const when = (t) => (t ? new Date(t).toLocaleTimeString() : '');
+// when shows a time: of day, with the date when not today, and how far
+// off it is ("in 4 s", "3 min ago"); the ticker below keeps that current.
+function when(t) {
+  const d = new Date(t);
+  const now = new Date();
+  const s = Math.round((d - now) / 1000);
+  const a = Math.abs(s);
+  const rel = a < 90 ? `${a} s` : a < 5400 ? `${Math.round(a / 60)} min` : a < 129600 ? `${Math.round(a / 3600)} h` : `${Math.round(a / 86400)} d`;
+  const day = d.toDateString() === now.toDateString() ? '' : `${d.toLocaleDateString()} `;
+  return `${day}${d.toLocaleTimeString()} (${s >= 0 ? `in ${rel}` : `${rel} ago`})`;
+}
+setInterval(() => { for (const e of document.querySelectorAll('[data-at]')) e.textContent = when(e.dataset.at); }, 1000);
+
+// timeItem is item for a time: kept current by the ticker.
+function timeItem(key, label, t) {
+  const r = item(key, label, t ? when(t) : '');
+  if (r) r[1].dataset.at = t;
+  return r;
+}
 
 // card is a server's view: a head re-drawn on each refresh, and the tool,
 // prompt and edit parts re-drawn only when what they show changed, so that
@@ -30,7 +50,10 @@ function card(name) {
   c.promptList = h('div', {});
   c.prompts = h('details', { class: 'prompts' }, c.promptsSummary = h('summary', {}, 'prompts'), c.promptList);
   c.stderr = h('pre', { class: 'stderr' });
-  c.root.append(c.head, c.info, c.auth, c.actions, c.edit, c.tools, c.prompts, h('details', { class: 'stderr-box' }, h('summary', {}, 'stderr'), c.stderr));
+  c.notes = h('div', { class: 'notes' });
+  c.instructions = h('pre', {});
+  c.instructionsBox = h('details', { class: 'instructions', hidden: true }, h('summary', {}, 'instructions'), c.instructions);
+  c.root.append(c.head, c.info, c.auth, c.notes, c.instructionsBox, c.actions, c.edit, c.tools, c.prompts, h('details', { class: 'stderr-box' }, h('summary', {}, 'stderr'), c.stderr));
   cards.set(name, c);
   return c;
 }
@@ -48,16 +71,26 @@ function draw(d) {
     h('span', { class: 'muted' }, ` ${d.type} `, d.type === 'local' ? (d.command || []).join(' ') : d.url || ''));
   fill(c.info,
     item('ready', 'ready', d.ready ? 'yes' : 'no'), item('tools', 'tools', d.tool_count), item('prompts', 'prompts', d.prompt_count),
-    item('restarts', 'restarts', d.restarts), item('pid', 'pid', d.pid), item('since', 'since', when(d.since)),
+    item('tools_filtered', 'tools filtered', d.tools_filtered || ''), item('requests_refused', 'requests refused', d.requests_refused || ''),
+    item('restarts', 'restarts', d.restarts), item('pid', 'pid', d.pid), timeItem('since', 'since', d.since),
     item('protocol', 'protocol', d.protocol_version), item('error_kind', 'error kind', d.error_kind),
+    item('server_info', 'server', d.server_info ? [d.server_info.title || d.server_info.name, d.server_info.version].filter(Boolean).join(' ') : ''),
+    item('starting_detail', 'starting', d.starting_detail, true),
     item('error', 'error', d.error, true), item('last_error', 'last error', d.last_error !== d.error ? d.last_error : '', true),
-    item('next_retry_at', 'next retry', when(d.next_retry_at)));
+    timeItem('next_retry_at', 'next retry', d.next_retry_at));
   fill(c.auth, d.authorize_url ? ['login waiting: ', httpLink(d.authorize_url, 'authorize')] : null);
-  fill(c.actions,
-    h('button', { type: 'button', 'data-action': 'restart', onclick: () => act(d.name, 'POST', `/api/mcp/servers/${seg(d.name)}/restart`, 'restarted') }, 'Restart'),
-    h('button', { type: 'button', 'data-action': 'toggle', onclick: () => act(d.name, 'PATCH', `/api/mcp/servers/${seg(d.name)}`, d.enabled ? 'disabled' : 'enabled', { enabled: !d.enabled }) }, d.enabled ? 'Disable' : 'Enable'),
-    h('button', { type: 'button', 'data-action': 'edit', onclick: () => edit(d.name) }, 'Edit'),
-    h('button', { type: 'button', 'data-action': 'delete', class: 'danger', onclick: () => confirmDelete(c) }, 'Delete'));
+  c.instructions.textContent = d.instructions || '';
+  c.instructionsBox.hidden = !d.instructions;
+  // The buttons are re-made only when enabled changed: one re-made under
+  // the pointer would lose the click.
+  if (c.enabledShown !== d.enabled) {
+    c.enabledShown = d.enabled;
+    fill(c.actions,
+      d.enabled ? h('button', { type: 'button', 'data-action': 'restart', onclick: () => act(d.name, 'POST', `/api/mcp/servers/${seg(d.name)}/restart`, 'restarted') }, 'Restart') : null,
+      h('button', { type: 'button', 'data-action': 'toggle', onclick: () => act(d.name, 'PATCH', `/api/mcp/servers/${seg(d.name)}`, d.enabled ? 'disabled' : 'enabled', { enabled: !d.enabled }) }, d.enabled ? 'Disable' : 'Enable'),
+      h('button', { type: 'button', 'data-action': 'edit', onclick: () => edit(d.name) }, 'Edit'),
+      h('button', { type: 'button', 'data-action': 'delete', class: 'danger', onclick: () => confirmDelete(c) }, 'Delete'));
+  }
   c.stderr.textContent = (d.stderr_tail || []).join('\n');
   drawLists(c);
 }
@@ -65,14 +98,15 @@ function draw(d) {
 // drawLists re-draws a card's tools and prompts when their names changed.
 function drawLists(c) {
   const mine = tools.filter((t) => t.server === c.name);
-  const sig = JSON.stringify(mine.map((t) => [t.name, t.description, t.input_schema]));
+  const sig = JSON.stringify(mine.map((t) => [t.name, t.description, t.input_schema, t.annotations, t.output_schema]));
   if (sig !== c.toolSig) {
     c.toolSig = sig;
     c.toolsSummary.textContent = `tools (${mine.length})`;
     fill(c.toolList, mine.map((t) => {
       const body = h('div', {});
-      const d = h('details', { class: 'tool', 'data-tool': t.name }, h('summary', {}, t.original_name || t.name, t.title ? h('span', { class: 'muted' }, ` ${t.title}`) : null),
-        h('p', { class: 'desc' }, t.description || ''), body);
+      const d = h('details', { class: 'tool', 'data-tool': t.name }, h('summary', {}, t.original_name || t.name, t.title ? h('span', { class: 'muted' }, ` ${t.title}`) : null, hints(t.annotations)),
+        h('p', { class: 'desc' }, t.description || ''),
+        t.output_schema ? h('details', { 'data-output-schema': '' }, h('summary', {}, 'output schema'), h('pre', {}, JSON.stringify(t.output_schema, null, 2))) : null, body);
       d.addEventListener('toggle', () => { if (d.open && !body.firstChild) body.append(toolForm(t)); });
       return d;
     }));
@@ -85,6 +119,13 @@ function drawLists(c) {
     fill(c.promptList, ps.map((p) => h('details', { class: 'prompt', 'data-prompt': p.name },
       h('summary', {}, p.original_name || p.name), h('p', { class: 'desc' }, p.description || ''), promptForm(p))));
   }
+}
+
+// hints are a tool's annotations as badges (what the server claims).
+const hintNames = { read_only_hint: 'read-only', destructive_hint: 'destructive', idempotent_hint: 'idempotent', open_world_hint: 'open world' };
+function hints(a) {
+  return Object.entries(hintNames).filter(([k]) => a && typeof a[k] === 'boolean')
+    .map(([k, label]) => h('span', { class: 'hint', 'data-hint': k }, a[k] ? label : `not ${label}`));
 }
 
 async function act(name, method, path, done, body) {
@@ -182,13 +223,19 @@ function listen() {
       case 'dropped': case 'config_loaded': case 'server_added': refreshAll(); break;
       case 'server_removed': remove(e.server); break;
       case 'tools_changed': case 'prompts_changed': refreshLists(); refreshServer(e.server); break;
+      case 'resource_updated': resourceUpdated(e); break;
+      case 'output_schema_unusable':
+        if (cards.has(e.server)) cards.get(e.server).notes.querySelector(`[data-note="${CSS.escape(e.tool)}"]`)?.remove();
+        if (cards.has(e.server)) cards.get(e.server).notes.append(h('p', { class: 'note', 'data-note': e.tool }, `tool ${e.tool}: its output schema is unusable: ${e.error}`));
+        break;
       default: if (e.server && cards.has(e.server)) refreshServer(e.server);
     }
     if (!document.getElementById('tab-actors').hidden) actorsSoon();
   };
   for (const t of ['state_changed', 'session_started', 'session_lost', 'server_added', 'server_removed', 'tools_changed',
     'prompts_changed', 'instructions_changed', 'server_log', 'starting_output', 'login_required', 'login_completed', 'login_failed',
-    'token_refreshed', 'refresh_refused', 'config_saved', 'config_rejected', 'config_loaded', 'actor_panicked', 'dropped']) {
+    'token_refreshed', 'refresh_refused', 'config_saved', 'config_rejected', 'config_loaded', 'actor_panicked', 'dropped',
+    'resource_updated', 'request_refused', 'output_schema_unusable']) {
     es.addEventListener(t, on);
   }
 }
@@ -201,12 +248,25 @@ for (const b of document.querySelectorAll('nav button')) {
     for (const s of document.querySelectorAll('main > section')) s.hidden = s.id !== `tab-${b.dataset.tab}`;
     if (b.dataset.tab === 'catalog') loadCatalog(document.getElementById('tab-catalog'), refreshAll);
     if (b.dataset.tab === 'actors') loadActors(document.getElementById('tab-actors'));
+    if (b.dataset.tab === 'tools') toolsTab(document.getElementById('tab-tools'));
+    if (b.dataset.tab === 'resources') resourcesTab(document.getElementById('tab-resources'), [...cards.keys()]);
   });
 }
 
 const addBox = document.getElementById('add-form');
 document.getElementById('add-server').addEventListener('click', () => {
   fill(addBox, serverForm(undefined, (saved) => { addBox.replaceChildren(); toast(`${saved.name} added`); refreshAll(); }, () => addBox.replaceChildren()));
+});
+
+// Reload: the runtime re-reads its config file (POST /api/mcp/reload).
+const reloaded = document.getElementById('reloaded');
+document.getElementById('reload').addEventListener('click', async () => {
+  try {
+    const r = await api('POST', '/api/mcp/reload');
+    reloaded.textContent = Object.entries(r).filter(([, v]) => v && v.length).map(([k, v]) => `${k}: ${v.join(', ')}`).join('; ') || 'reloaded: no change';
+    reloaded.className = 'muted';
+  } catch (e) { reloaded.textContent = e.message; reloaded.className = 'error'; }
+  refreshAll();
 });
 
 refreshAll();

@@ -44,6 +44,23 @@ function diffTable(res) {
     (res.warnings || []).map((w) => h('p', { class: 'warn' }, `${w.source} ${w.file}: ${w.message}`))];
 }
 
+// formats are what POST /api/mcp/catalog/diff reads pasted content as.
+const formats = ['mcpvisor', 'claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'opencode', 'goose', 'zed', 'codex', 'gemini'];
+
+// pasteBox diffs a pasted config against the running one. Diff only: apply
+// takes catalog entries, not pasted ones; a server from it is added with
+// "Add server". The content is masked like a secret input: it may hold some.
+function pasteBox() {
+  const format = h('select', { name: 'format' }, formats.map((f) => h('option', { value: f }, f)));
+  const content = h('textarea', { name: 'content', rows: 5, class: 'secret', spellcheck: 'false', autocomplete: 'off', placeholder: 'a config file, as that host writes it' });
+  const out = h('div', { class: 'diff', 'data-paste-diff': '' });
+  const form = h('form', { class: 'apply', onsubmit: async (ev) => {
+    ev.preventDefault();
+    try { fill(out, diffTable(await api('POST', '/api/mcp/catalog/diff', { format: format.value, content: content.value }))); } catch (e) { fill(out, h('p', { class: 'error' }, e.message)); }
+  } }, h('label', {}, 'format ', format), content, h('button', { type: 'submit' }, 'Diff'), out);
+  return h('details', { 'data-paste': '' }, h('summary', {}, 'Diff a pasted config (diff only: add its servers with Add server)'), form);
+}
+
 // loadCatalog fills the tab; onApplied runs after a server was added.
 export async function loadCatalog(tab, onApplied) {
   fill(tab, h('p', { class: 'muted' }, 'loading…'));
@@ -68,7 +85,7 @@ export async function loadCatalog(tab, onApplied) {
   fill(tab,
     h('div', { class: 'toolbar' }, h('button', { type: 'button', onclick: () => loadCatalog(tab, onApplied) }, 'Reload'),
       h('label', {}, ' diff of source ', src), h('button', { type: 'button', 'data-diff-button': '', onclick: diff }, 'Diff')),
-    diffOut,
+    diffOut, pasteBox(),
     (cat.warnings || []).map((w) => h('p', { class: 'warn' }, `${w.source} ${w.file}: ${w.message}`)),
     h('table', { class: 'catalog' }, h('thead', {}, h('tr', {}, ['source', 'name', 'what', 'requires', 'warnings', ''].map((x) => h('th', {}, x)))), h('tbody', {}, rows)));
 }

@@ -1,6 +1,6 @@
 // Forms generated from a tool's input schema and a prompt's arguments,
 // and the rendering of what a call returns.
-import { h, fill } from './dom.js';
+import { h, fill, debounce } from './dom.js';
 import { api, seg } from './api.js';
 
 // typeOf is a property's JSON type: the first non-null one of a list.
@@ -44,7 +44,7 @@ function field(name, p, required) {
     };
   }
   const label = h('label', { for: id }, name, required ? h('span', { class: 'req' }, ' *') : null, ` (${t})`);
-  return { el: h('div', { class: 'field' }, label, input, p.description ? h('small', {}, p.description) : null), read };
+  return { el: h('div', { class: 'field' }, label, input, p.description ? h('small', {}, p.description) : null), read, input };
 }
 
 // argsFields makes the inputs of an object schema's properties; a schema
@@ -96,7 +96,7 @@ export function toolForm(tool) {
 const safeImage = /^image\/(png|jpeg|gif|webp)$/;
 
 // block renders one content block the way the model gets it.
-function block(b) {
+export function block(b) {
   switch (b && b.type) {
     case 'text':
       return h('pre', { class: 'text' }, b.text);
@@ -133,6 +133,7 @@ export function renderResult(res) {
 export function promptForm(prompt) {
   const args = Array.isArray(prompt.arguments) ? prompt.arguments : [];
   const fields = args.map((a) => [a.name, field(a.name, { type: 'string', description: a.description }, a.required)]);
+  for (const [name, f] of fields) suggest(prompt.name, name, f, fields);
   const out = h('div', { class: 'result' });
   const form = h('form', { class: 'call' }, fields.map(([, f]) => f.el), h('button', { type: 'submit' }, 'Get'), out);
   form.addEventListener('submit', async (ev) => {
@@ -151,4 +152,23 @@ export function promptForm(prompt) {
     }
   });
   return form;
+}
+
+// suggest offers the server's completions (POST /api/mcp/complete) under
+// a prompt argument's input as it is typed, the other arguments as their
+// context; after a refusal (a server without completions) it stops asking.
+function suggest(prompt, name, f, fields) {
+  const list = h('datalist', { id: `${f.input.id}-list` });
+  f.input.setAttribute('list', list.id);
+  f.el.append(list);
+  let off = false;
+  f.input.addEventListener('input', debounce(async () => {
+    if (off) return;
+    const context = {};
+    for (const [n, g] of fields) if (n !== name && g.input.value) context[n] = g.input.value;
+    try {
+      const res = await api('POST', '/api/mcp/complete', { prompt, argument: name, value: f.input.value, context });
+      fill(list, (res.values || []).map((v) => h('option', { value: v })));
+    } catch (e) { off = e.status >= 400 && e.status < 500; }
+  }, 200));
 }

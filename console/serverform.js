@@ -132,7 +132,7 @@ export function serverForm(entry, onDone, onCancel) {
     name: input('name', 'name', '', { required: true, pattern: '[A-Za-z0-9_\\-]{1,48}' }),
     type: select('type', 'type', types, e.type),
     cwd: input('cwd', 'cwd', e.cwd),
-    // text, not url: "${MCP_URL}" and "http://127.0.0.1:${PORT}/mcp" are valid values; the API checks them.
+    // text, not url: "${MCP_URL}" and "127.0.0.1:${PORT}" inside one are valid values; the API checks them.
     url: input('url', 'url', e.url),
     kind: select('auth.kind', 'auth', kinds, a.kind),
     client_id: input('auth.client_id', 'client id', a.client_id),

@@ -93,6 +93,7 @@ type tab struct {
 	responses []network.RequestID // finished loads, bodies fetched on demand
 	streamed  []string            // the event stream's messages
 	requests  map[string]string   // "METHOD path" → the last body sent
+	sentURLs  []string            // "METHOD path" of every request
 	problems  []string            // exceptions, console errors, CSP reports
 }
 
@@ -121,6 +122,9 @@ func (tb *tab) event(ev any) {
 	case *network.EventEventSourceMessageReceived:
 		tb.streamed = append(tb.streamed, e.Data)
 	case *network.EventRequestWillBeSent:
+		if e.Request != nil {
+			tb.sentURLs = append(tb.sentURLs, e.Request.Method+" "+pathOf(e.Request.URL))
+		}
 		if e.Request != nil && e.Request.HasPostData {
 			var body strings.Builder
 			for _, p := range e.Request.PostDataEntries {
@@ -184,6 +188,13 @@ func (tb *tab) sent(method, path string) string {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	return tb.requests[method+" "+path]
+}
+
+// urls is every request the page sent, as sentURLs holds them.
+func (tb *tab) urls() []string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return append([]string(nil), tb.sentURLs...)
 }
 
 func (tb *tab) problemList() string {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,6 +52,68 @@ const xssPayload = `<img src=x onerror="window.__xss=1">`
 // test ends. It returns the runtime, the page's URL and the state dir.
 func consoleRuntime(t *testing.T, opts runtime.Options, servers ...config.Server) (*runtime.Runtime, string, string) {
 	t.Helper()
+	rt, url, dir, _ := consoleRuntimeCut(t, opts, servers...)
+	return rt, url, dir
+}
+
+// streamCutter ends the event streams being served and answers the next
+// stream request 503, as a runtime that is stopping does.
+type streamCutter struct {
+	mu      sync.Mutex
+	cancels []context.CancelFunc
+	refuse  bool
+	seen    []string // per stream request: "Last-Event-ID: n", "last_event_id=n" or ""
+}
+
+// requests lists how each stream request said where to resume.
+func (c *streamCutter) requests() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.seen...)
+}
+
+// cut ends every stream open now and refuses the next one.
+func (c *streamCutter) cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cancel := range c.cancels {
+		cancel()
+	}
+	c.cancels, c.refuse = nil, true
+}
+
+func (c *streamCutter) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/api/mcp/events" {
+			next.ServeHTTP(w, req)
+			return
+		}
+		c.mu.Lock()
+		switch {
+		case req.Header.Get("Last-Event-ID") != "":
+			c.seen = append(c.seen, "Last-Event-ID: "+req.Header.Get("Last-Event-ID"))
+		case req.URL.Query().Has("last_event_id"):
+			c.seen = append(c.seen, "last_event_id="+req.URL.Query().Get("last_event_id"))
+		default:
+			c.seen = append(c.seen, "")
+		}
+		if c.refuse {
+			c.refuse = false
+			c.mu.Unlock()
+			http.Error(w, "stopping", http.StatusServiceUnavailable)
+			return
+		}
+		ctx, cancel := context.WithCancel(req.Context())
+		c.cancels = append(c.cancels, cancel)
+		c.mu.Unlock()
+		defer cancel()
+		next.ServeHTTP(w, req.WithContext(ctx))
+	})
+}
+
+// consoleRuntimeCut is consoleRuntime, with the cutter of its event streams.
+func consoleRuntimeCut(t *testing.T, opts runtime.Options, servers ...config.Server) (*runtime.Runtime, string, string, *streamCutter) {
+	t.Helper()
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, servers...)
 	opts.StateDir = dir
@@ -64,7 +127,8 @@ func consoleRuntime(t *testing.T, opts runtime.Options, servers ...config.Server
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newAPIServer(managementHandler(rt), opts.Logger, apiTimeouts{})
+	cutter := &streamCutter{}
+	srv := newAPIServer(cutter.wrap(managementHandler(rt)), opts.Logger, apiTimeouts{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {
@@ -79,7 +143,7 @@ func consoleRuntime(t *testing.T, opts runtime.Options, servers ...config.Server
 			t.Errorf("processes left: %v", left)
 		}
 	})
-	return rt, "http://" + ln.Addr().String() + "/", dir
+	return rt, "http://" + ln.Addr().String() + "/", dir, cutter
 }
 
 // exampleConfig is the example server under name, with env on top of

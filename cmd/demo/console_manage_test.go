@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/runtime"
+)
+
+// More marker secrets: auth secrets, and a catalog source's.
+const (
+	secretT2     = "console-secret-t-93b0e1d4" // a bearer token typed in
+	secretC      = "console-secret-C-0f7a2c61" // a stored client secret
+	secretC2     = "console-secret-c-5d18e9b3" // a client secret typed in
+	secretCatEnv = "console-secret-E-71c4a8f0" // in a catalog source file's env
+	secretCatHdr = "console-secret-K-2a9d63e5" // in a catalog source file's headers
+)
+
+// pkcs8 is a new P-256 key as PKCS #8 PEM.
+func pkcs8(t *testing.T) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// saveForm submits the open form and waits for its answer: the form
+// closed, or an error in it (then it is cancelled); it returns the body
+// the page sent, and drops the console error of a refused answer.
+func saveForm(tb *tab, name string) string {
+	tb.t.Helper()
+	form := `form[data-form=edit-` + name + `]`
+	tb.do(chromedp.Click(chromedp.CSS(form + ` button[type=submit]`)))
+	tb.waitJS(name+" saved or refused", `((f) => !f || f.querySelector('[data-form-error]').textContent !== '')(document.querySelector('`+form+`'))`)
+	if eval[bool](tb, `!!document.querySelector('`+form+`')`) {
+		tb.do(chromedp.Click(chromedp.CSS(form + ` .actions button[type=button]`)))
+	}
+	tb.expectProblem("/api/mcp/servers/" + name)
+	return tb.sent("PATCH", "/api/mcp/servers/"+name)
+}
+
+func openEdit(tb *tab, name string) string {
+	tb.t.Helper()
+	form := `form[data-form=edit-` + name + `]`
+	tb.waitJS(name+"'s card", card(name)+` !== null`)
+	tb.do(chromedp.Click(chromedp.CSS(`article[data-server=` + name + `] button[data-action=edit]`)))
+	tb.waitJS(name+"'s edit form", sel(form, "true"))
+	return form
+}
+
+func TestConsoleManage(t *testing.T) {
+	began := time.Now()
+	home := t.TempDir()
+	plain := hostileServer(t) + "/mcp"
+	cursor := map[string]any{"mcpServers": map[string]any{
+		"catsrv":  map[string]any{"command": demoBin, "args": []string{"serve"}, "env": map[string]string{testutil.MarkerEnv: marker, "API_KEY": secretCatEnv}},
+		"cathttp": map[string]any{"url": plain, "headers": map[string]string{"Authorization": "Bearer " + secretCatHdr}},
+	}}
+	writeJSONFile(t, filepath.Join(home, ".cursor", "mcp.json"), cursor)
+	keyA, keyB := pkcs8(t), pkcs8(t)
+	ex := exampleConfig("ex", nil)
+	ex.Command = append(ex.Command, "-update-tool")
+	off := exampleConfig("off", nil)
+	off.Enabled = false
+	rt, url, dir, cutter := consoleRuntimeCut(t, runtime.Options{Home: home},
+		ex, off,
+		config.Server{Name: "back", Type: config.TypeHTTP, Enabled: true, URL: "http://127.0.0.1:1/mcp"},
+		config.Server{Name: "tok", Type: config.TypeHTTP, Enabled: true, URL: plain, Auth: &config.Auth{Kind: config.AuthBearer, Token: secretToken}},
+		config.Server{Name: "oa", Type: config.TypeHTTP, Enabled: true, URL: plain, Auth: &config.Auth{Kind: config.AuthOAuth, ClientID: "cid", ClientSecret: secretC}},
+		config.Server{Name: "cc", Type: config.TypeHTTP, Enabled: true, URL: "http://127.0.0.1:1/mcp",
+			Auth: &config.Auth{Kind: config.AuthClientCredentials, ClientID: "cid", PrivateKey: keyA, TokenEndpointAuthMethod: config.AuthMethodPrivateKeyJWT}},
+	)
+	browser := newBrowser(t)
+	tb := openTab(t, browser, url)
+
+	t.Run("next retry of a server in backoff", func(t *testing.T) {
+		tb.t = t
+		tb.waitJS("back's next retry, dated and relative", onCard("back",
+			`((e) => !!e && !!e.dataset.at && /\((in \d+ s|\d+ s ago)\)$/.test(e.textContent))(c.querySelector('[data-field=next_retry_at]'))`))
+	})
+
+	t.Run("disable, enable, restart", func(t *testing.T) {
+		tb.t = t
+		tb.waitJS("ex ready", stateIs("ex", "ready"))
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=ex] button[data-action=toggle]`)))
+		tb.waitJS("ex disabled, no Restart offered", onCard("ex", `c.querySelector('[data-state]').textContent === 'disabled' && !c.querySelector('[data-action=restart]') && c.querySelector('[data-action=toggle]').textContent === 'Enable'`))
+		if body := tb.sent("PATCH", "/api/mcp/servers/ex"); body != `{"enabled":false}` {
+			t.Errorf("disable sent %s", body)
+		}
+		if s, _ := readFile(t, dir).Get("ex"); s.Enabled {
+			t.Error("ex enabled in the file after Disable")
+		}
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=ex] button[data-action=toggle]`)))
+		tb.waitJS("ex ready again", stateIs("ex", "ready")+` && !!`+card("ex")+`.querySelector('[data-action=restart]')`)
+		if body := tb.sent("PATCH", "/api/mcp/servers/ex"); body != `{"enabled":true}` {
+			t.Errorf("enable sent %s", body)
+		}
+		pid := serverPID(t, rt, "ex")
+		tb.waitJS("ex's pid shown", onCard("ex", `c.querySelector('[data-field=pid]').textContent === '`+itoa(pid)+`'`))
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=ex] button[data-action=restart]`)))
+		tb.waitJS("ex ready on a new pid", onCard("ex", `c.querySelector('[data-state]').textContent === 'ready' && c.querySelector('[data-field=pid]').textContent !== '`+itoa(pid)+`'`))
+		if body := tb.sent("POST", "/api/mcp/servers/ex/restart"); body != `{}` {
+			t.Errorf("restart sent %q", body)
+		}
+	})
+
+	t.Run("prompt get with completions", func(t *testing.T) {
+		tb.t = t
+		p := `article[data-server=ex] details[data-prompt=ex__greet]`
+		tb.waitJS("ex's prompt", sel(p, "true"))
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=ex] details.prompts > summary`)),
+			chromedp.Click(chromedp.CSS(p+` > summary`)),
+			chromedp.SendKeys(chromedp.CSS(p+` input[name=name]`), "A"))
+		tb.waitJS("the server's completions under the input", sel(p+` datalist`, `[...e.options].map((o) => o.value).join() === 'Ada,Alan,Alice'`))
+		if body := tb.sent("POST", "/api/mcp/complete"); body != `{"prompt":"ex__greet","argument":"name","value":"A","context":{}}` {
+			t.Errorf("complete sent %s", body)
+		}
+		tb.do(chromedp.SendKeys(chromedp.CSS(p+` input[name=name]`), "da"),
+			chromedp.Click(chromedp.CSS(p+` button[type=submit]`)))
+		tb.waitJS("the prompt's message", sel(p+` .result`, `e.textContent.includes('Please greet Ada.')`))
+		if body := tb.sent("POST", "/api/mcp/prompts/ex__greet/get"); body != `{"arguments":{"name":"Ada"}}` {
+			t.Errorf("get sent %s", body)
+		}
+	})
+
+	t.Run("tool search and the model's tools", func(t *testing.T) {
+		tb.t = t
+		tb.do(chromedp.Click(chromedp.CSS(`nav button[data-tab=tools]`)),
+			chromedp.SendKeys(chromedp.CSS(`#tab-tools input[name=q]`), "add two numbers"),
+			chromedp.Click(chromedp.CSS(`#tab-tools button[type=submit]`)))
+		tb.waitJS("ex__add found", sel(`#tab-tools tr[data-match=ex__add]`, "true"))
+		tb.do(chromedp.Click(chromedp.CSS(`#tab-tools button[data-action=model]`)))
+		tb.waitJS("the model's list", sel(`#tab-tools [data-model] pre`, `e.textContent.includes('"ex__add"')`))
+	})
+
+	t.Run("resource read, subscribe, update, unsubscribe", func(t *testing.T) {
+		tb.t = t
+		r := `#tab-resources`
+		tb.do(chromedp.Click(chromedp.CSS(`nav button[data-tab=resources]`)),
+			chromedp.SetValue(chromedp.CSS(r+` select[name=server]`), "ex"),
+			chromedp.SendKeys(chromedp.CSS(r+` input[name=uri]`), "demo://notes/7"),
+			chromedp.Click(chromedp.CSS(r+` button[data-action=read]`)))
+		tb.waitJS("the note read", sel(r+` [data-read] pre`, `e.textContent === 'note 7'`))
+		tb.do(chromedp.Click(chromedp.CSS(r + ` button[data-action=subscribe]`)))
+		tb.waitJS("the subscription listed", sel(r+` tr[data-sub]`, "true"))
+		if _, err := rt.CallTool(context.Background(), "ex__update", json.RawMessage(`{"id":"7"}`)); err != nil {
+			t.Fatal(err)
+		}
+		tb.waitJS("its update shown", sel(r+` li[data-update="demo://notes/7"]`, `e.textContent.includes('ex')`))
+		tb.do(chromedp.Click(chromedp.CSS(r + ` tr[data-sub] button`)))
+		tb.waitJS("the subscription gone", `!document.querySelector('`+r+` tr[data-sub]')`)
+		if !strings.Contains(strings.Join(tb.urls(), "\n"), "DELETE /api/mcp/resources/subscriptions/") {
+			t.Error("no DELETE of the subscription sent")
+		}
+		tb.do(chromedp.Click(chromedp.CSS(`nav button[data-tab=servers]`)))
+	})
+
+	t.Run("reload", func(t *testing.T) {
+		tb.t = t
+		tb.do(chromedp.Click(chromedp.CSS(`#reload`)))
+		tb.waitJS("its answer", sel(`#reloaded`, `e.textContent === 'reloaded: no change'`))
+	})
+
+	t.Run("auth secrets: only the one touched is sent", func(t *testing.T) {
+		tb.t = t
+		tb.waitJS("tok ready", stateIs("tok", "ready"))
+		form := openEdit(tb, "tok")
+		tb.do(chromedp.SendKeys(chromedp.CSS(form+` input[data-secret="auth.token"]`), secretT2))
+		if body := saveForm(tb, "tok"); body != `{"auth":{"token":"`+secretT2+`"}}` {
+			t.Errorf("new token: sent %s", body)
+		}
+		if s, _ := readFile(t, dir).Get("tok"); s.Auth.Token != secretT2 {
+			t.Error("tok's token on disk not the new one")
+		}
+		form = openEdit(tb, "tok")
+		tb.do(chromedp.Click(chromedp.CSS(form + ` button[data-delete="auth.token"]`)))
+		if body := saveForm(tb, "tok"); body != `{"auth":{"token":""}}` {
+			t.Errorf("deleted token: sent %s", body)
+		}
+		form = openEdit(tb, "oa")
+		tb.do(chromedp.SendKeys(chromedp.CSS(form+` input[data-secret="auth.client_secret"]`), secretC2))
+		if body := saveForm(tb, "oa"); body != `{"auth":{"client_secret":"`+secretC2+`"}}` {
+			t.Errorf("new client secret: sent %s", body)
+		}
+		form = openEdit(tb, "oa")
+		tb.do(chromedp.Click(chromedp.CSS(form + ` button[data-delete="auth.client_secret"]`)))
+		if body := saveForm(tb, "oa"); body != `{"auth":{"client_secret":""}}` {
+			t.Errorf("deleted client secret: sent %s", body)
+		}
+		form = openEdit(tb, "cc")
+		tb.do(chromedp.SetValue(chromedp.CSS(form+` textarea[data-secret="auth.private_key"]`), keyB))
+		if body := saveForm(tb, "cc"); body != `{"auth":{"private_key":`+js(keyB)+`}}` {
+			t.Errorf("new private key: sent %s", body)
+		}
+		form = openEdit(tb, "cc")
+		tb.do(chromedp.Click(chromedp.CSS(form + ` button[data-delete="auth.private_key"]`)))
+		if body := saveForm(tb, "cc"); body != `{"auth":{"private_key":""}}` {
+			t.Errorf("deleted private key: sent %s", body)
+		}
+	})
+
+	t.Run("catalog and pasted diff", func(t *testing.T) {
+		tb.t = t
+		tb.do(chromedp.Click(chromedp.CSS(`nav button[data-tab=catalog]`)))
+		tb.waitJS("the cursor entries", sel(`#tab-catalog tr[data-entry="cursor/catsrv"]`, "true")+` && `+sel(`#tab-catalog tr[data-entry="cursor/cathttp"]`, "true"))
+		tb.do(chromedp.SetValue(chromedp.CSS(`#tab-catalog select[name=source]`), "cursor"),
+			chromedp.Click(chromedp.CSS(`#tab-catalog button[data-diff-button]`)))
+		tb.waitJS("its diff", sel(`#tab-catalog tr[data-diff=catsrv] td.diff-add`, "true"))
+		content, _ := json.Marshal(cursor)
+		paste := `document.querySelector('#tab-catalog details[data-paste]')`
+		tb.do(chromedp.Click(chromedp.CSS(`#tab-catalog details[data-paste] > summary`)),
+			chromedp.Evaluate[chromedp.Void](paste+`.querySelector('select').value = 'cursor'; `+paste+`.querySelector('textarea').value = `+js(string(content))),
+			chromedp.Click(chromedp.CSS(`#tab-catalog details[data-paste] button[type=submit]`)))
+		tb.waitJS("the pasted config's diff", sel(`#tab-catalog [data-paste-diff] tr[data-diff=cathttp] td.diff-add`, "true"))
+		if body := tb.sent("POST", "/api/mcp/catalog/diff"); !strings.HasPrefix(body, `{"format":"cursor","content":`) {
+			t.Errorf("pasted diff sent %.40s…", body)
+		}
+		// What the test typed is no answer: clear it before the grep.
+		tb.do(chromedp.Evaluate[chromedp.Void](paste + `.querySelector('textarea').value = ''`))
+		tb.do(chromedp.Click(chromedp.CSS(`nav button[data-tab=servers]`)))
+	})
+
+	t.Run("event stream cut: the page resumes and catches up", func(t *testing.T) {
+		tb.t = t
+		tb.waitJS("off disabled", stateIs("off", "disabled"))
+		cutter.cut()
+		if _, err := rt.PatchServer(context.Background(), "off", []byte(`{"enabled":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		tb.waitJS("off ready, the stream live again", stateIs("off", "ready")+` && document.getElementById('live').textContent === 'live'`)
+		var reconnect, reopen bool
+		for _, r := range cutter.requests() {
+			reconnect = reconnect || strings.HasPrefix(r, "Last-Event-ID: ") && len(r) > len("Last-Event-ID: ")
+			reopen = reopen || strings.HasPrefix(r, "last_event_id=") && len(r) > len("last_event_id=")
+		}
+		if !reconnect || !reopen {
+			t.Errorf("want the browser's reconnect with Last-Event-ID (%v) and, after the 503, the page's re-open with ?last_event_id= (%v); stream requests: %q",
+				reconnect, reopen, cutter.requests())
+		}
+		tb.expectProblem("status of 503 (Service Unavailable)") // the cutter's
+	})
+
+	t.Run("no secret reaches the page", func(t *testing.T) {
+		tb.t = t
+		all := tb.everything()
+		for _, s := range []string{secretToken, secretT2, secretC, secretC2, secretCatEnv, secretCatHdr, keyA[40:80], keyB[40:80]} {
+			if strings.Contains(all, s) {
+				t.Errorf("the page holds or received the planted secret %.18s", s)
+			}
+		}
+		if !strings.Contains(all, "cathttp") || !strings.Contains(all, "****") {
+			t.Error("the grep saw no catalog answer or no mask")
+		}
+		tb.noProblems()
+	})
+	t.Logf("browser tests took %v", time.Since(began))
+}
