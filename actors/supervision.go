@@ -71,11 +71,9 @@ func (d *Deps) scrubberOf(server string) *redact.Scrubber {
 	if !ok {
 		return nil
 	}
-	secrets := srv.Secrets()
-	if x, err := srv.Expand(d.LookupEnv); err == nil {
-		secrets = append(secrets, x.Secrets()...)
-	}
-	return redact.New(secrets...)
+	// Its expansion's secrets even when the expansion fails as a whole
+	// (an expanded value that does not validate may be in the error).
+	return redact.New(srv.ExpandedSecrets(d.LookupEnv)...)
 }
 
 // ServerOf returns the server an actor path belongs to ("manager/fs/session"

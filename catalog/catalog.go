@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"encoding/json"
+	"path/filepath"
 	"runtime"
 	"slices"
 )
@@ -37,7 +38,11 @@ type Options struct {
 	// ($HOME). Empty means no host file is read, only the templates.
 	Home string
 	// Projects are project folders searched for each host's project files
-	// (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...).
+	// (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...). A relative
+	// folder (and a relative Home) is taken against the working
+	// directory. A file is read once: a user file that is also a
+	// project's (a project folder that is Home, or holds it) is listed
+	// as the user's only.
 	Projects []string
 	// GOOS picks the per-OS config folders (Claude Desktop, VS Code,
 	// goose, Zed); empty means runtime.GOOS.
@@ -51,6 +56,32 @@ func (o Options) goos() string {
 		return runtime.GOOS
 	}
 	return o.GOOS
+}
+
+// absolute returns o with Home and the project folders absolute and
+// clean, and each project once: a relative folder (demo's -project .)
+// would make the files of the entries, and the cwd resolved against a
+// project, relative, and mcpvisor takes only an absolute cwd. A folder
+// that cannot be made absolute (no working directory) is kept as given.
+func (o Options) absolute() Options {
+	abs := func(dir string) string {
+		if dir == "" {
+			return ""
+		}
+		if a, err := filepath.Abs(dir); err == nil {
+			return a
+		}
+		return dir
+	}
+	o.Home = abs(o.Home)
+	var projects []string
+	for _, dir := range o.Projects {
+		if dir = abs(dir); dir != "" && !slices.Contains(projects, dir) {
+			projects = append(projects, dir)
+		}
+	}
+	o.Projects = projects
+	return o
 }
 
 func (o Options) wants(s Source) bool {
@@ -109,6 +140,7 @@ func (w SourceWarning) String() string {
 // file and name, and a warning for each file that could not be read. It
 // never fails as a whole: a bad file costs only its own entries.
 func List(opts Options) ([]Entry, []SourceWarning) {
+	opts = opts.absolute()
 	c := &collector{opts: opts, fs: newFileReader(opts)}
 	for _, r := range allReaders() {
 		if opts.wants(r.source) {
@@ -130,22 +162,26 @@ func compareEntries(a, b Entry) int {
 type reader struct {
 	source Source
 	read   func(c *collector)
+	// limit is the largest file of the source's format the reader reads:
+	// MaxFileBytes for JSON, walked as a stream, MaxSettingsBytes for a
+	// format parsed whole (JSON with comments, YAML, TOML).
+	limit int64
 }
 
 // allReaders is every source in listing order (a function, so that no
 // package-level table can be changed).
 func allReaders() []reader {
 	return []reader{
-		{SourceBuiltin, readBuiltin},
-		{SourceClaudeDesktop, readClaudeDesktop},
-		{SourceClaudeCode, readClaudeCode},
-		{SourceCursor, readCursor},
-		{SourceVSCode, readVSCode},
-		{SourceWindsurf, readWindsurf},
-		{SourceOpencode, readOpencode},
-		{SourceGoose, readGoose},
-		{SourceZed, readZed},
-		{SourceCodex, readCodex},
-		{SourceGemini, readGemini},
+		{SourceBuiltin, readBuiltin, 0},
+		{SourceClaudeDesktop, readClaudeDesktop, MaxFileBytes},
+		{SourceClaudeCode, readClaudeCode, MaxFileBytes},
+		{SourceCursor, readCursor, MaxSettingsBytes},
+		{SourceVSCode, readVSCode, MaxSettingsBytes},
+		{SourceWindsurf, readWindsurf, MaxSettingsBytes},
+		{SourceOpencode, readOpencode, MaxSettingsBytes},
+		{SourceGoose, readGoose, MaxSettingsBytes},
+		{SourceZed, readZed, MaxSettingsBytes},
+		{SourceCodex, readCodex, MaxSettingsBytes},
+		{SourceGemini, readGemini, MaxSettingsBytes},
 	}
 }

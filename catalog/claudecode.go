@@ -16,15 +16,15 @@ func readClaudeCode(c *collector) {
 	user := join(c.opts.Home, ".claude.json")
 	if found, ok := c.jsonFile(SourceClaudeCode, user, keyPath{"mcpServers"}, keyPath{"projects", "*", "mcpServers"}); ok {
 		for _, v := range found {
-			file := user
+			file, mapOne := user, mapClaudeCode
 			if len(v.path) == 3 {
-				file = user + "#projects/" + v.path[1]
+				file, mapOne = user+"#projects/"+v.path[1], inProject(v.path[1], mapClaudeCode)
 			}
-			c.servers(SourceClaudeCode, file, v.value, mapClaudeCode)
+			c.servers(SourceClaudeCode, user, file, v.value, mapOne)
 		}
 	}
 	for _, dir := range c.opts.Projects {
-		c.jsonServers(SourceClaudeCode, filepath.Join(dir, ".mcp.json"), false, mapClaudeCode, keyPath{"mcpServers"})
+		c.jsonServers(SourceClaudeCode, filepath.Join(dir, ".mcp.json"), false, inProject(dir, mapClaudeCode), keyPath{"mcpServers"})
 	}
 }
 

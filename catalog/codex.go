@@ -16,12 +16,13 @@ import (
 // (or "startup_timeout_ms"), "tool_timeout_sec", "enabled_tools",
 // "disabled_tools". Codex expands no variables inside values.
 func readCodex(c *collector) {
-	for _, path := range c.userAndProjectFiles(join(c.opts.Home, ".codex", "config.toml"), ".codex", "config.toml") {
-		readCodexFile(c, path)
+	for _, hf := range c.userAndProjectFiles(join(c.opts.Home, ".codex", "config.toml"), ".codex", "config.toml") {
+		readCodexFile(c, hf)
 	}
 }
 
-func readCodexFile(c *collector, path string) {
+func readCodexFile(c *collector, hf hostFile) {
+	path := hf.path
 	var doc struct {
 		Servers any `toml:"mcp_servers"`
 	}
@@ -37,7 +38,7 @@ func readCodexFile(c *collector, path string) {
 		return nil
 	})
 	if ok {
-		c.serverValues(SourceCodex, path, "mcp_servers", doc.Servers, mapCodex)
+		c.serverValues(SourceCodex, path, "mcp_servers", doc.Servers, inProject(hf.project, mapCodex))
 	}
 }
 
@@ -68,11 +69,9 @@ func mapCodex(_ string, f *fields) *mapping {
 	if s, ok := f.number(m, "tool_timeout_sec"); ok {
 		m.cfg.TimeoutSeconds = m.seconds("tool_timeout_sec", s)
 	}
-	allow, _ := f.strs(m, "enabled_tools")
+	allow, given := f.strs(m, "enabled_tools")
 	deny, _ := f.strs(m, "disabled_tools")
-	if len(allow) > 0 || len(deny) > 0 {
-		m.cfg.Tools = &toolsConfig{Allow: allow, Deny: deny}
-	}
+	m.tools("enabled_tools", allow, given, deny)
 	for _, k := range []string{"oauth", "scopes", "oauth_resource"} {
 		if f.take(k) != nil {
 			m.warn("%s: Codex's OAuth settings are not carried; set auth.kind \"oauth\" to sign in", k)

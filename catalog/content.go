@@ -14,6 +14,21 @@ const (
 	MaxContentWarnings = 100
 )
 
+// ContentLimit is the largest content of src's format that [ReadContent]
+// reads, the bound src's reader applies to the host's own files:
+// [MaxFileBytes] for Claude Desktop's and Claude Code's JSON, which is
+// walked as a stream, [MaxSettingsBytes] for the formats parsed whole
+// (JSON with comments, YAML, TOML); 0 for a src that is not a host. A
+// caller reads no more than this of a file it hands in.
+func ContentLimit(src Source) int64 {
+	for _, r := range allReaders() {
+		if r.source == src {
+			return r.limit
+		}
+	}
+	return 0
+}
+
 // ReadContent maps the servers of content, one file of src's format given
 // whole (a candidate a user hands in rather than a file on this machine),
 // as [List] maps that host's user files. Each path the host's reader
@@ -36,10 +51,11 @@ func ReadContent(opts Options, src Source, label string, content []byte) ([]Entr
 	if read == nil {
 		return nil, []SourceWarning{{Source: src, File: label, Message: "not a host format: want one of the catalog's host sources"}}
 	}
+	opts.Projects, opts.Sources = nil, nil
+	opts = opts.absolute() // a relative home would make ${userHome} relative
 	if opts.Home == "" {
 		opts.Home = "home" // only to make the user paths; no disk is read
 	}
-	opts.Projects, opts.Sources = nil, nil
 	if content == nil {
 		content = []byte{}
 	}
@@ -48,7 +64,9 @@ func ReadContent(opts Options, src Source, label string, content []byte) ([]Entr
 	read(c)
 	relabel := func(file string) string {
 		for _, p := range fs.served {
-			if rest, ok := strings.CutPrefix(file, p); ok {
+			// The path itself, or a part of it (Claude Code's
+			// "#projects/..."); not a longer name (opencode.jsonc).
+			if rest, ok := strings.CutPrefix(file, p); ok && (rest == "" || rest[0] == '#') {
 				return label + rest
 			}
 		}

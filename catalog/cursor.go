@@ -28,6 +28,7 @@ func readEditorFile(c *collector, src Source, host, path, workspace string, mapF
 		envOnly: src == SourceWindsurf}
 	c.jsonServers(src, path, true, func(_ string, f *fields) *mapping {
 		m := newMapping(vars.dialect())
+		m.project = workspace
 		mapFields(m, f)
 		return m
 	}, want...)
@@ -40,7 +41,8 @@ func mapCursor(m *mapping, f *fields) {
 		return
 	}
 	if a := m.oauthClient("auth", auth, "CLIENT_ID", "CLIENT_SECRET"); a != nil {
-		m.cfg.Auth.Scopes, _ = a.strs(m, "scopes")
+		scopes, _ := a.strs(m, "scopes")
+		m.cfg.Auth.Scopes = m.literals("auth.scopes", "auth.scopes", scopes)
 		m.unmappedIn("auth", a)
 	}
 }

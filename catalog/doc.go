@@ -16,7 +16,9 @@
 //
 // Files are read with bounds: a JSON file is walked as a token stream that
 // keeps only the keys that hold servers (a real ~/.claude.json can exceed
-// 60 MB of history), and a file over [MaxFileBytes] is refused. JSONC, YAML
+// 60 MB of history), and a file over [MaxFileBytes] is refused; what is
+// kept of one file is bounded by [MaxFileKeptBytes] and [MaxFileEntries],
+// past which the rest is a warning. JSONC, YAML
 // and TOML files, which are small settings files, are read whole up to
 // [MaxSettingsBytes]. A file that is missing is skipped; one that is
 // corrupt, unreadable, not a regular file, or a symlink that resolves

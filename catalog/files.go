@@ -28,10 +28,16 @@ type fileReader struct {
 	// reader opens reads it, and nothing is read from disk (ReadContent).
 	content []byte
 	served  []string // the paths content was served as
+	// opened are the files read so far, symlinks resolved: a file is read
+	// once, by the first reader that names it (see errReadAlready).
+	opened map[string]bool
+	// resolved, when not nil, runs between resolving a path and opening
+	// it: a test's way to swap a symlink in there.
+	resolved func(real string)
 }
 
 func newFileReader(opts Options) *fileReader {
-	r := &fileReader{}
+	r := &fileReader{opened: map[string]bool{}}
 	for _, dir := range append([]string{opts.Home}, opts.Projects...) {
 		if dir == "" {
 			continue
@@ -47,6 +53,14 @@ func newFileReader(opts Options) *fileReader {
 // usual case of a host that is not installed.
 var errMissing = errors.New("missing")
 
+// errReadAlready reports a file read already in this listing, under
+// another name: no warning, and its entries are listed once, as the
+// first read found them. The readers read a host's user files before its
+// project files, so a user file that is also a project's (a project
+// folder that is the home directory: ~/.cursor/mcp.json, ~/.codex,
+// ~/.gemini) keeps its user scope.
+var errReadAlready = errors.New("read already")
+
 // open opens path for reading if it is a regular file no larger than limit
 // that resolves inside an allowed root. The error is meant for a warning:
 // it names no file content.
@@ -55,10 +69,11 @@ func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 		return nil, errMissing
 	}
 	if r.content != nil {
+		// Served even when refused: the warning names the content's label.
+		r.served = append(r.served, path)
 		if int64(len(r.content)) > limit {
 			return nil, fmt.Errorf("it is %d bytes, over the limit of %d: not read", len(r.content), limit)
 		}
-		r.served = append(r.served, path)
 		return io.NopCloser(bytes.NewReader(r.content)), nil
 	}
 	real, err := filepath.EvalSymlinks(path)
@@ -68,15 +83,20 @@ func (r *fileReader) open(path string, limit int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot resolve the path: %w", pathless(err))
 	}
-	if !r.inside(real) {
+	root, rel, ok := r.inside(real)
+	if !ok {
 		return nil, errors.New("it resolves outside the home directory and the project folders: not read")
 	}
-	// Non-blocking: opening a FIFO (one swapped in after any check by
-	// path) would otherwise block until a writer comes. On a regular
-	// file the flag changes nothing.
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if r.opened[real] {
+		return nil, errReadAlready
+	}
+	r.opened[real] = true
+	if r.resolved != nil {
+		r.resolved(real)
+	}
+	f, err := openIn(root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open it: %w", pathless(err))
+		return nil, err
 	}
 	// Stat the open file: what is read is what is checked.
 	st, err := f.Stat()
@@ -118,13 +138,33 @@ func grewError(limit int64) error {
 	return fmt.Errorf("it grew over the limit of %d bytes while read: not read", limit)
 }
 
-func (r *fileReader) inside(path string) bool {
+// inside gives the allowed root that holds path, and path relative to it.
+func (r *fileReader) inside(path string) (root, rel string, ok bool) {
 	for _, root := range r.roots {
 		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
+			return root, rel, true
 		}
 	}
-	return false
+	return "", "", false
+}
+
+// openIn opens rel, a resolved path, within the folder root. Through an
+// os.Root: a symlink swapped in after rel was resolved (for the file, or
+// for a folder on its way) is followed only while it stays inside root,
+// so what is opened is never outside it. Non-blocking: opening a FIFO
+// swapped in would otherwise block until a writer comes; on a regular
+// file the flag changes nothing.
+func openIn(root, rel string) (*os.File, error) {
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open its folder: %w", pathless(err))
+	}
+	defer dir.Close() // the file opened stays open
+	f, err := dir.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open it within the home directory and the project folders: %w", pathless(err))
+	}
+	return f, nil
 }
 
 // pathless drops the path from an *fs.PathError: the warning names the

@@ -215,3 +215,44 @@ func TestSymlinkInsideAllowedFoldersIsRead(t *testing.T) {
 		}
 	}
 }
+
+// A symlink swapped in between resolving a host file and opening it — for
+// the file itself or for a folder on its way — is not followed out of
+// the home directory: the file is a warning, and nothing outside is read.
+func TestSymlinkSwappedInAfterResolveNotFollowed(t *testing.T) {
+	const marker = "MARKER-swapped-outside"
+	for _, swap := range []string{".cursor/mcp.json", ".cursor"} {
+		t.Run(swap, func(t *testing.T) {
+			home, outside := t.TempDir(), t.TempDir()
+			path := writeFile(t, home, ".cursor/mcp.json", `{"mcpServers": {"in": {"command": "inside"}}}`)
+			writeFile(t, outside, "mcp.json", `{"mcpServers": {"out": {"command": "`+marker+`"}}}`)
+			r := newFileReader(Options{Home: home})
+			r.resolved = func(string) {
+				old := filepath.Join(home, swap)
+				if err := os.RemoveAll(old); err != nil {
+					t.Fatal(err)
+				}
+				target := outside
+				if swap == ".cursor/mcp.json" {
+					target = filepath.Join(outside, "mcp.json")
+				}
+				if err := os.Symlink(target, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := r.open(path, MaxSettingsBytes)
+			if err == nil {
+				data := make([]byte, 256)
+				n, _ := f.Read(data)
+				f.Close()
+				if strings.Contains(string(data[:n]), marker) {
+					t.Fatal("read the file outside the home through a symlink swapped in")
+				}
+				t.Fatal("opened a file through a symlink swapped in")
+			}
+			if strings.Contains(err.Error(), marker) || !strings.Contains(err.Error(), "within the home directory") {
+				t.Errorf("error: %v", err)
+			}
+		})
+	}
+}

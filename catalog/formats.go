@@ -20,6 +20,10 @@ func (c *collector) jsonFile(src Source, path string, want ...keyPath) ([]found,
 		if out, err = walkLimited(f, MaxFileBytes, want...); err == nil {
 			return out, true
 		}
+		if errors.Is(err, errKeptBudget) {
+			c.warn(src, path, "%v", err)
+			return out, true
+		}
 	}
 	c.fileError(src, path, err)
 	return nil, false
@@ -81,7 +85,7 @@ func (c *collector) settingsFile(src Source, path string, decode func([]byte) er
 }
 
 func (c *collector) fileError(src Source, path string, err error) {
-	if !errors.Is(err, errMissing) {
+	if !errors.Is(err, errMissing) && !errors.Is(err, errReadAlready) {
 		c.warn(src, path, "%v", err)
 	}
 }

@@ -23,14 +23,46 @@ func readGoose(c *collector) {
 		Extensions any `yaml:"extensions"`
 	}
 	ok := c.settingsFile(SourceGoose, path, func(data []byte) error {
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("it is not valid YAML%s", lineOf(err))
-		}
-		return nil
+		return decodeYAML(data, &doc)
 	})
 	if ok {
 		c.serverValues(SourceGoose, path, "extensions", doc.Extensions, mapGoose)
 	}
+}
+
+// decodeYAML decodes data into v, refusing any alias. yaml.v3 expands an
+// alias as a copy of its anchor's value, so a 200 KiB file of one
+// anchored 200 KiB string and a thousand aliases decodes to 200 MiB, and
+// its excessive-aliasing check lets such a file through when enough other
+// nodes surround the aliases: the file's size would bound nothing. goose
+// writes no anchors or aliases, so a file with one was not written by
+// goose; decoding into a Node first builds each node once, unexpanded.
+func decodeYAML(data []byte, v any) error {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return fmt.Errorf("it is not valid YAML%s", lineOf(err))
+	}
+	if line := aliasLine(&root); line > 0 {
+		return fmt.Errorf("it holds a YAML alias (line %d), which goose never writes and which would copy its anchor's value: not read", line)
+	}
+	if err := root.Decode(v); err != nil {
+		return fmt.Errorf("it is not valid YAML%s", lineOf(err))
+	}
+	return nil
+}
+
+// aliasLine is the line of the first alias under n, 0 for none. It walks
+// by an explicit stack: the parser bounds the depth, but not by much.
+func aliasLine(n *yaml.Node) int {
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		if n.Kind == yaml.AliasNode {
+			return max(n.Line, 1)
+		}
+		stack = append(stack, n.Content...)
+	}
+	return 0
 }
 
 func mapGoose(_ string, f *fields) *mapping {
@@ -81,9 +113,9 @@ func mapGoose(_ string, f *fields) *mapping {
 	if s, ok := f.number(m, "timeout"); ok {
 		m.cfg.TimeoutSeconds = m.seconds("timeout", s)
 	}
-	if tools, ok := f.strs(m, "available_tools"); ok && len(tools) > 0 {
-		m.cfg.Tools = &toolsConfig{Allow: tools}
-	}
+	// goose offers every tool when available_tools is empty.
+	tools, _ := f.strs(m, "available_tools")
+	m.tools("available_tools", tools, false, nil)
 	f.ignore("name", "description", "bundled", "display_name")
 	return m
 }

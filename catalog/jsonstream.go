@@ -21,6 +21,12 @@ import (
 // then decoded. A file with a larger one is a warning.
 const MaxKeptBytes = 1 << 20
 
+// MaxFileKeptBytes bounds the kept values of one file together: each is
+// under MaxKeptBytes, but ~/.claude.json may hold any number of projects,
+// each with its servers. Past it the walk stops keeping, and the file's
+// servers found so far are listed, with a warning.
+const MaxFileKeptBytes = 8 << 20
+
 // MaxTokenBytes bounds any single token of a walked JSON file (a string,
 // a number): the decoder holds a token whole, even one it skips. A
 // history string over it (a pasted file of 4 MiB) makes the file a
@@ -30,6 +36,10 @@ const MaxTokenBytes = 4 << 20
 // errTooLarge is the reader's refusal: it reads past a bound (a token, a
 // kept value).
 var errTooLarge = errors.New("a value is too large")
+
+// errKeptBudget is the reader's refusal to keep more of a file than
+// MaxFileKeptBytes: the walk stops, and what it kept before is kept.
+var errKeptBudget = fmt.Errorf("its servers are over %d bytes in all: the servers after those not read", MaxFileKeptBytes)
 
 // boundedReader is the decoder's input: it refuses to read on once the
 // decoder holds more than MaxTokenBytes it has not consumed (the decoder
@@ -41,12 +51,15 @@ type boundedReader struct {
 	dec       *jsontext.Decoder
 	read      int64 // bytes given to dec
 	keptStart int64 // input offset where the kept value being read starts; -1 when none
+	kept      int64 // bytes of the values kept so far
 }
 
 func (b *boundedReader) Read(p []byte) (int, error) {
 	switch {
 	case b.keptStart >= 0 && b.read-b.keptStart > MaxKeptBytes:
 		return 0, errTooLarge
+	case b.keptStart >= 0 && b.kept+b.read-b.keptStart > MaxFileKeptBytes:
+		return 0, errKeptBudget
 	case b.read-b.dec.InputOffset() > MaxTokenBytes:
 		return 0, errTooLarge
 	}
@@ -69,7 +82,9 @@ type found struct {
 // whose key path matches one of want, skipping everything else without
 // building it. A later duplicate of a key wins, as in JavaScript hosts.
 // A kept value over MaxKeptBytes, or any token over MaxTokenBytes, is an
-// error: memory stays bounded by those, not by the file.
+// error: memory stays bounded by those, not by the file. Kept values over
+// MaxFileKeptBytes in all stop the walk with errKeptBudget, and the
+// values kept before it are returned with it.
 func walkJSON(r io.Reader, want ...keyPath) ([]found, error) {
 	br := &boundedReader{r: r, keptStart: -1}
 	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
@@ -81,7 +96,9 @@ func walkJSON(r io.Reader, want ...keyPath) ([]found, error) {
 		return nil, errors.New("the top level is not a JSON object")
 	}
 	w := &walker{dec: dec, in: br, want: want}
-	if err := w.object(nil); err != nil {
+	if err := w.object(nil); errors.Is(err, errKeptBudget) {
+		return w.out, err
+	} else if err != nil {
 		return nil, err
 	}
 	// Anything but whitespace after the object is corruption.
@@ -118,9 +135,13 @@ func (w *walker) object(path []string) error {
 			if errors.Is(err, errTooLarge) {
 				return fmt.Errorf("the value of %q is over %d bytes: not read", sub[len(sub)-1], MaxKeptBytes)
 			}
+			if errors.Is(err, errKeptBudget) {
+				return errKeptBudget
+			}
 			if err != nil {
 				return syntaxError(w.dec, err)
 			}
+			w.in.kept += int64(len(v))
 			w.keep(sub, bytes.Clone(v))
 		case prefix && w.dec.PeekKind() == '{':
 			if err := w.object(sub); err != nil {

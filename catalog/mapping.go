@@ -29,11 +29,15 @@ type serverConfig struct {
 }
 
 type authConfig struct {
-	Kind         string   `json:"kind"`
-	Token        string   `json:"token,omitempty"`
-	ClientID     string   `json:"client_id,omitempty"`
-	ClientSecret string   `json:"client_secret,omitempty"`
-	Scopes       []string `json:"scopes,omitempty"`
+	Kind         string `json:"kind"`
+	Token        string `json:"token,omitempty"`
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// PrivateKey is mcpvisor's auth.private_key; no host reader fills it
+	// today, but requires covers it as the other auth secrets, so that a
+	// mapping that does cannot leave its variable unlisted.
+	PrivateKey string   `json:"private_key,omitempty"`
+	Scopes     []string `json:"scopes,omitempty"`
 }
 
 type toolsConfig struct {
@@ -47,6 +51,10 @@ type mapping struct {
 	cfg      serverConfig
 	warnings []string
 	tr       dialect
+	// project is the project folder of the file the entry is in, "" for
+	// a user file: the reader says so (inProject), since a project folder
+	// may hold the home directory and with it the user's files.
+	project string
 }
 
 func newMapping(tr dialect) *mapping {
@@ -156,12 +164,79 @@ func (m *mapping) oauthClient(field string, raw []byte, idKey, secretKey string)
 	}
 	m.cfg.Auth = &authConfig{Kind: config.AuthOAuth}
 	if id, ok := o.str(m, idKey); ok {
-		m.cfg.Auth.ClientID = m.text(field+"."+idKey, id)
+		m.cfg.Auth.ClientID, _ = m.literal(field+"."+idKey, "auth.client_id", id)
 	}
 	if secret, ok := o.str(m, secretKey); ok {
 		m.cfg.Auth.ClientSecret = m.text(field+"."+secretKey, secret)
 	}
 	return o
+}
+
+// literal maps s, host text for field, into target, an mcpvisor field
+// that takes no references (auth.client_id, auth.scopes, tools): the value
+// is stored as it is, never expanded. Where the host would expand a
+// reference in s, mcpvisor cannot, so s is not mapped (ok false) and a
+// warning names the field and the variables (shaped like environment
+// variables: any other name may be a pasted secret), to be set by hand
+// after import. Otherwise the value is s as the host reads it (a
+// ${userHome} of an editor replaced).
+func (m *mapping) literal(field, target, s string) (string, bool) {
+	probe := newMapping(m.tr)
+	t := probe.text(field, s)
+	names, err := config.ReferencedNames(t)
+	if len(names) > 0 || err != nil {
+		shown := slices.DeleteFunc(names, func(n string) bool { return !config.EnvShaped(n) })
+		what := "an environment variable"
+		switch {
+		case len(shown) == 0 || len(shown) < len(names):
+		case len(shown) == 1:
+			what = "the environment variable " + shown[0]
+		default:
+			what = "the environment variables " + strings.Join(shown, ", ")
+		}
+		m.warn("%s refers to %s; mcpvisor's %s takes no references: not mapped; give %s when applying the entry", field, what, target, target)
+		return "", false
+	}
+	m.warnings = append(m.warnings, probe.warnings...)
+	v, _ := config.ExpandValue(t, func(string) (string, bool) { return "", false }) // t has no reference
+	return v, true
+}
+
+// literals maps each of vs as literal does; a value the host would expand
+// is left out.
+func (m *mapping) literals(field, target string, vs []string) []string {
+	var out []string
+	for i, v := range vs {
+		if l, ok := m.literal(fmt.Sprintf("%s[%d]", field, i), target, v); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// tools sets the tool filter from a host's lists of tool names, which the
+// host matches literally: a glob character of mcpvisor's ("*", "?", "[",
+// "\\") is quoted. allowGiven says the host had an allow list (at
+// allowField): one that maps to no name (empty, or each name a reference
+// mcpvisor's list cannot take) would, as mcpvisor's empty allow list,
+// offer every tool, so it is mapped as deny ["*"], no tool, with a
+// warning.
+func (m *mapping) tools(allowField string, allow []string, allowGiven bool, deny []string) {
+	quote := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	t := &toolsConfig{}
+	for _, n := range allow {
+		t.Allow = append(t.Allow, quote.Replace(n))
+	}
+	for _, n := range deny {
+		t.Deny = append(t.Deny, quote.Replace(n))
+	}
+	if allowGiven && len(t.Allow) == 0 {
+		t.Deny = []string{"*"}
+		m.warn("%s names no tool mcpvisor can list: mapped as tools.deny [\"*\"] (no tool); edit tools.allow to offer some", allowField)
+	}
+	if len(t.Allow) > 0 || len(t.Deny) > 0 {
+		m.cfg.Tools = t
+	}
 }
 
 // cwd sets the working directory of a local server.
@@ -185,6 +260,34 @@ func (m *mapping) resolveCwd(project string) {
 		m.cfg.Cwd = config.EscapeLiteral(project) + string(filepath.Separator) + dir
 	default:
 		m.cfg.Cwd = config.EscapeLiteral(filepath.Join(project, dir))
+	}
+}
+
+// dropOffType drops, with a warning, what the entry's type has no use
+// for: a local server sends no headers and signs in to nothing, a remote
+// one has no process to give env or a cwd. mcpvisor would keep them
+// unused, and a user reading the entry would take them for working.
+func (m *mapping) dropOffType() {
+	c := &m.cfg
+	switch c.Type {
+	case config.TypeLocal:
+		if c.Headers != nil {
+			c.Headers = nil
+			m.warn("headers: a local server sends no headers: not mapped")
+		}
+		if c.Auth != nil {
+			c.Auth = nil
+			m.warn("auth: a local server signs in to nothing: not mapped")
+		}
+	case config.TypeHTTP, config.TypeSSE:
+		if c.Env != nil {
+			c.Env = nil
+			m.warn("env: a remote server has no process to pass it to: not mapped")
+		}
+		if c.Cwd != "" {
+			c.Cwd = ""
+			m.warn("cwd: a remote server has no process to run in it: not mapped")
+		}
 	}
 }
 
@@ -228,7 +331,7 @@ func (c serverConfig) requires() []string {
 	secrets := slices.Collect(maps.Values(c.Env))
 	secrets = append(secrets, slices.Collect(maps.Values(c.Headers))...)
 	if c.Auth != nil {
-		secrets = append(secrets, c.Auth.Token, c.Auth.ClientSecret)
+		secrets = append(secrets, c.Auth.Token, c.Auth.ClientSecret, c.Auth.PrivateKey)
 	}
 	for _, v := range secrets {
 		if !config.ReferenceOnly(v) {

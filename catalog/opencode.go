@@ -13,14 +13,16 @@ import (
 // "enabled", "timeout" in milliseconds for the tool listing. `{env:VAR}`
 // is expanded anywhere in the file; `{file:PATH}` reads a file.
 func readOpencode(c *collector) {
-	dirs := []string{join(c.opts.xdgConfigDir(), "opencode")}
-	dirs = append(dirs, c.opts.Projects...)
+	dirs := []hostFile{{path: join(c.opts.xdgConfigDir(), "opencode")}}
+	for _, dir := range c.opts.Projects {
+		dirs = append(dirs, hostFile{dir, dir})
+	}
 	for _, dir := range dirs {
-		if dir == "" {
+		if dir.path == "" {
 			continue
 		}
 		for _, name := range []string{"opencode.json", "opencode.jsonc"} {
-			c.jsonServers(SourceOpencode, filepath.Join(dir, name), true, mapOpencode, keyPath{"mcp"})
+			c.jsonServers(SourceOpencode, filepath.Join(dir.path, name), true, inProject(dir.project, mapOpencode), keyPath{"mcp"})
 		}
 	}
 }
@@ -44,6 +46,12 @@ func mapOpencode(_ string, f *fields) *mapping {
 		m.warn("a remote server with no url")
 	default:
 		m.warn("type %q is neither \"local\" nor \"remote\": not mapped", typ)
+	}
+	if hasArgv && typ == "remote" {
+		m.warn("command: a remote server runs no command: not mapped")
+	}
+	if hasURL && typ == "local" {
+		m.warn("url: a local server has no url: not mapped")
 	}
 	if env, ok := f.strMap(m, "environment"); ok {
 		m.env(env)
@@ -71,7 +79,9 @@ func mapOpencodeOAuth(m *mapping, f *fields) {
 	}
 	if o := m.oauthClient("oauth", raw, "clientId", "clientSecret"); o != nil {
 		if scope, ok := o.str(m, "scope"); ok {
-			m.cfg.Auth.Scopes = strings.Fields(scope)
+			if scope, ok = m.literal("oauth.scope", "auth.scopes", scope); ok {
+				m.cfg.Auth.Scopes = strings.Fields(scope)
+			}
 		}
 		m.unmappedIn("oauth", o)
 	}

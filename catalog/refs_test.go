@@ -28,7 +28,7 @@ func TestDialects(t *testing.T) {
 		{"gemini ${VAR}", geminiDialect, "${TOKEN}-x", "${TOKEN}-x", 0},
 		{"gemini default is literal", geminiDialect, "${A:-b}", "$${A:-b}", 0},
 		{"gemini lone $", geminiDialect, "cost $ 5", "cost $ 5", 0},
-		{"opencode env", opencodeDialect, "Bearer {env:KEY}", "Bearer ${KEY}", 0},
+		{"opencode env", opencodeDialect, "Bearer {env:KEY}", "Bearer ${KEY:-}", 0},
 		{"opencode file", opencodeDialect, "{file:~/.key}", "{file:~/.key}", 1},
 		{"opencode literal ${", opencodeDialect, "${KEY}", "$${KEY}", 0},
 		{"editor env", user, "${env:KEY}", "${KEY:-}", 0},

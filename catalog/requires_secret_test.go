@@ -14,6 +14,8 @@ import (
 func TestRequiresShowsNoSecret(t *testing.T) {
 	const (
 		pasted = "ghp_abcdefGHIJ1234567890"
+		keyID  = "AKIAIOSFODNN7"
+		alt    = "A1B2C3D4"
 		liveSK = "sk_live_abcdef123456"
 		part   = "SECRETPART"
 	)
@@ -29,6 +31,12 @@ func TestRequiresShowsNoSecret(t *testing.T) {
 		{SourceGemini, `{"mcpServers": {"g": {"httpUrl": "https://example.test/mcp",
 			"headers": {"X-Api-Key": "hunter2$` + part + `", "X-Ok": "$GEMINI_KEY"}}}}`,
 			[]string{"GEMINI_KEY"}},
+		// The same env-shaped rule as the masked view: conventional
+		// lower- and mixed-case names are listed, generated-looking
+		// upper-case ones are not, wherever they stand.
+		{SourceClaudeCode, `{"mcpServers": {"p": {"command": "srv", "args": ["${ProgramFiles}/x"],
+			"env": {"HTTPS_PROXY": "${https_proxy}", "K": "Bearer ${` + keyID + `}", "A": "${` + alt + `}", "P": "${Path}"}}}}`,
+			[]string{"Path", "ProgramFiles", "https_proxy"}},
 	}
 	for _, c := range cases {
 		entries, _ := ReadContent(Options{}, c.src, "candidate", []byte(c.content))
@@ -42,7 +50,7 @@ func TestRequiresShowsNoSecret(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, secret := range []string{pasted, liveSK, part} {
+			for _, secret := range []string{pasted, liveSK, part, keyID, alt} {
 				if strings.Contains(string(b), secret) || slices.Contains(e.Requires, secret) {
 					t.Errorf("%s %s: %q shown: requires %v, json %s", c.src, e.Name, secret, e.Requires, b)
 				}
@@ -52,5 +60,15 @@ func TestRequiresShowsNoSecret(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: requires %v, want %v", c.src, got, c.want)
 		}
+	}
+}
+
+// Every auth secret made only of references lists its variables, the
+// private key's as the token's and the client secret's.
+func TestRequiresAuthSecrets(t *testing.T) {
+	c := serverConfig{Type: "http", URL: "https://example.test/mcp",
+		Auth: &authConfig{Kind: "oauth", Token: "${TOK_VAR}", ClientSecret: "${CS_VAR}", PrivateKey: "${KEY_VAR}"}}
+	if got, want := c.requires(), []string{"CS_VAR", "KEY_VAR", "TOK_VAR"}; !slices.Equal(got, want) {
+		t.Errorf("requires = %v, want %v", got, want)
 	}
 }

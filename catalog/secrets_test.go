@@ -87,3 +87,21 @@ func TestMarkerSecretsStayInSecretFields(t *testing.T) {
 		t.Error("a warning names a marker")
 	}
 }
+
+// A key a host puts in a server's URL query (Smithery does) is masked in
+// the entry's JSON like any secret; the parameter name stays.
+func TestURLQueryKeyMasked(t *testing.T) {
+	const key = "QUERY-KEY-planted-6d20e4"
+	entries, _ := ReadContent(Options{}, SourceClaudeCode, "candidate",
+		[]byte(`{"mcpServers": {"s": {"type": "http", "url": "https://server.smithery.example/mcp?api_key=`+key+`&profile=p-`+key+`"}}}`))
+	if len(entries) != 1 {
+		t.Fatalf("entries = %v", entries)
+	}
+	b, err := json.Marshal(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), key) || !strings.Contains(string(b), "api_key=****") || !strings.Contains(string(b), "server.smithery.example") {
+		t.Errorf("entry = %s", strings.ReplaceAll(string(b), key, "<KEY>"))
+	}
+}

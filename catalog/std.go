@@ -21,9 +21,14 @@ func mapStd(f *fields, m *mapping, s stdShape) {
 	command, hasCommand := f.str(m, "command")
 	args, hasArgs := f.strs(m, "args")
 	url, hasURL := "", false
+	urlKey := ""
 	for _, k := range s.urlKeys {
-		if u, ok := f.str(m, k); ok && !hasURL {
-			url, hasURL = u, true
+		u, ok := f.str(m, k)
+		switch {
+		case ok && !hasURL:
+			url, hasURL, urlKey = u, true, k
+		case ok:
+			m.warn("%s: %s takes %q first: not mapped", k, s.host, urlKey)
 		}
 	}
 	mt := ""
@@ -55,8 +60,14 @@ func mapStd(f *fields, m *mapping, s stdShape) {
 	default:
 		m.warn("neither a command nor a url: nothing to start")
 	}
-	if hasArgs && !hasCommand {
+	switch {
+	case hasArgs && !hasCommand:
 		m.warn("args without a command: not mapped")
+	case hasCommand && m.cfg.Type != config.TypeLocal && m.cfg.Type != "":
+		m.warn("command: a %s server runs no command: not mapped", m.cfg.Type)
+	}
+	if hasURL && m.cfg.Type == config.TypeLocal {
+		m.warn("%s: a local server has no url: not mapped", urlKey)
 	}
 	if env, ok := f.strMap(m, "env"); ok {
 		m.env(env)

@@ -13,7 +13,6 @@ func readWindsurf(c *collector) {
 
 func mapWindsurf(m *mapping, f *fields) {
 	mapStd(f, m, stdShape{host: "Windsurf", types: stdioHTTPSSE(), urlType: config.TypeHTTP, urlKeys: []string{"serverUrl", "url"}})
-	if deny, ok := f.strs(m, "disabledTools"); ok && len(deny) > 0 {
-		m.cfg.Tools = &toolsConfig{Deny: deny}
-	}
+	deny, _ := f.strs(m, "disabledTools")
+	m.tools("", nil, false, deny)
 }

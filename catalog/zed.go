@@ -13,8 +13,8 @@ func readZed(c *collector) {
 	if c.opts.goos() == "windows" {
 		dir = join(c.opts.xdgConfigDir(), "Zed")
 	}
-	for _, path := range c.userAndProjectFiles(join(dir, "settings.json"), ".zed", "settings.json") {
-		c.jsonServers(SourceZed, path, true, mapZed, keyPath{"context_servers"})
+	for _, hf := range c.userAndProjectFiles(join(dir, "settings.json"), ".zed", "settings.json") {
+		c.jsonServers(SourceZed, hf.path, true, inProject(hf.project, mapZed), keyPath{"context_servers"})
 	}
 }
 
@@ -37,7 +37,13 @@ func mapZed(_ string, f *fields) *mapping {
 	} else {
 		mapStd(f, m, stdShape{host: "Zed", types: stdioHTTPSSE(), urlType: config.TypeHTTP, urlKeys: []string{"url"}})
 	}
-	f.ignore("settings")
+	// Zed's older form writes "settings": {} on every server; what is in
+	// it goes to an extension's server only.
+	if raw := f.take("settings"); raw != nil {
+		if s, ok := newFields(raw); !ok || len(s.raw) > 0 {
+			m.warn("settings: Zed hands them to an extension's server; this one is not an extension's: not mapped")
+		}
+	}
 	return m
 }
 

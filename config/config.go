@@ -54,7 +54,10 @@ type Server struct {
 	// expanded, and exist when the server connects.
 	Cwd string
 	// Env is merged over the parent's environment for a local server.
-	// Every value is a secret, and may hold references.
+	// Every value is a secret, and may hold references. A value holds no
+	// control character but tab, newline and a CR before a newline
+	// (multi-line PEM keys); NUL, BEL, ESC, DEL and the rest are refused,
+	// as written or as expanded.
 	Env map[string]string
 	// URL is the endpoint of an http or sse server.
 	URL string
@@ -190,10 +193,12 @@ func (s Server) Equal(o Server) bool {
 
 // Secrets returns every non-empty secret value of s, without duplicates:
 // env and header values, the bearer token, the client secret, the private
-// key, and the password of the URL's userinfo, alone, as the "user:pass"
-// pair and as that pair's base64, the Basic authentication credential (a
-// server echoing the header may encode it once more, and the redactor
-// derives the encoded forms of each value it is given). Loggers use it to redact
+// key, and the secret parts of the URL (see urlparts.go): its userinfo's
+// user and password, alone, as the "user:pass" pair and as that pair's
+// base64, the Basic authentication credential (a server echoing the
+// header may encode it once more, and the redactor derives the encoded
+// forms of each value it is given), each query value and the fragment;
+// the scheme, host and port are not secrets. Loggers use it to redact
 // output of the server itself (for example a subprocess echoing its
 // environment).
 //
@@ -202,7 +207,8 @@ func (s Server) Equal(o Server) bool {
 // name of another shape may be a pasted secret, and is one, alone as well; on the copy [Server.Expand] returns, the expanded values
 // are secrets like any configured one, and so is what each reference of a
 // secret field expanded to, alone (a server may echo the token of
-// "Bearer ${TOKEN}" without the scheme). Values in the command or the cwd
+// "Bearer ${TOKEN}" without the scheme), and of the URL outside its
+// scheme, host and port. Values in the command or the cwd
 // are not secrets.
 //
 // The private key comes whole and also line by line (each line of its PEM
@@ -251,25 +257,9 @@ func (s Server) Secrets() []string {
 	for _, v := range s.refValues {
 		add(v)
 	}
-	pass, pair := urlPassword(s.URL)
-	add(pass)
-	add(pair)
-	if pair != "" {
-		add(base64.StdEncoding.EncodeToString([]byte(pair)))
+	for _, v := range urlSecrets(s.URL, !s.expanded) {
+		add(v)
 	}
 	return out
 }
 
-// urlPassword returns the password in the userinfo of raw, if any, and the
-// decoded "user:pass" pair.
-func urlPassword(raw string) (pass, pair string) {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return "", ""
-	}
-	p, ok := u.User.Password()
-	if !ok || p == "" {
-		return "", ""
-	}
-	return p, u.User.Username() + ":" + p
-}

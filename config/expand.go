@@ -24,8 +24,10 @@ func (s *Server) refFields(visit func(path string, secret bool, v *string) bool)
 	if !visitMap("env", s.Env, visit) {
 		return
 	}
-	// The URL is not a secret as a whole; its userinfo password is, and
-	// Secrets finds it in the expanded URL.
+	// The URL is not a secret as a whole; its userinfo, query values and
+	// fragment are, and Secrets finds them in the expanded URL; what a
+	// reference anywhere but its scheme, host or port became is one too
+	// (expandFields, urlRefSecrets).
 	if !visit("url", false, &s.URL) {
 		return
 	}
@@ -96,23 +98,7 @@ func (s Server) Expand(lookup func(string) (string, bool)) (Server, error) {
 		lookup = os.LookupEnv
 	}
 	x := s.Clone()
-	var ferr *FieldError
-	refs := false
-	x.refFields(func(path string, secret bool, v *string) bool {
-		refs = refs || hasRefs(*v)
-		val, parts, err := expandValue(*v, lookup)
-		if err != nil {
-			ferr = fieldErr(path, err.Error())
-			return false
-		}
-		*v = val
-		if secret {
-			// A server may echo one variable's value alone, not the
-			// whole field ("Bearer " + it): each is a secret.
-			x.refValues = append(x.refValues, parts...)
-		}
-		return true
-	})
+	refs, ferr := x.expandFields(lookup, true)
 	if ferr != nil {
 		return Server{}, ferr.inServer(s.Name)
 	}
@@ -137,6 +123,70 @@ func (s Server) Expand(lookup func(string) (string, bool)) (Server, error) {
 		return Server{}, err.inServer(s.Name)
 	}
 	return x, nil
+}
+
+// expandFields replaces the references of x's fields (x owns its maps:
+// a Clone) by their values from lookup and collects what each reference
+// of a secret field became. A field that fails is left "" (nothing came
+// into it) with its error; stop ends at the first, else every other
+// field is still expanded. refs reports whether any field held one.
+func (x *Server) expandFields(lookup func(string) (string, bool), stop bool) (refs bool, ferr *FieldError) {
+	x.refFields(func(path string, secret bool, v *string) bool {
+		refs = refs || hasRefs(*v)
+		val, parts, err := expandValue(*v, lookup)
+		if err != nil {
+			*v = ""
+			if ferr == nil {
+				ferr = fieldErr(path, err.Error())
+			}
+			return !stop
+		}
+		orig := *v
+		*v = val
+		switch {
+		case secret:
+			// A server may echo one variable's value alone, not the
+			// whole field ("Bearer " + it): each is a secret.
+			x.refValues = append(x.refValues, parts...)
+		case path == "url":
+			// A reference in the path (or the userinfo, query or
+			// fragment) may bring a key: what it became is a secret.
+			for i, sec := range urlRefSecrets(orig) {
+				if sec && i < len(parts) {
+					x.refValues = append(x.refValues, parts[i])
+				}
+			}
+		}
+		return true
+	})
+	return refs, ferr
+}
+
+// ExpandedSecrets returns the secrets of s ([Server.Secrets]) and those
+// of its expansion from lookup (nil: os.LookupEnv): each secret field's
+// expanded value and what each of its references became, as the copy
+// [Server.Expand] returns holds them. It is there for when Expand fails:
+// an error made after expanding (validating an expanded value, a later
+// step of the connect) may hold an expanded value, and its scrubber must
+// know it. Every field that expands counts, whether or not another fails
+// or the whole validates.
+func (s Server) ExpandedSecrets(lookup func(string) (string, bool)) []string {
+	if s.expanded {
+		return s.Secrets()
+	}
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	x := s.Clone()
+	x.expandFields(lookup, false)
+	x.expanded = true
+	out := s.Secrets()
+	for _, v := range x.Secrets() {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Expanded reports whether s came from [Server.Expand].

@@ -167,41 +167,6 @@ func RequiredNames(v string) ([]string, error) {
 	return names, nil
 }
 
-// maxEnvName bounds the length of a name [EnvShaped] accepts.
-const maxEnvName = 64
-
-// EnvShaped reports whether name looks like a real environment variable:
-// an upper-case ASCII letter or '_', then up to 63 upper-case letters,
-// digits or '_' (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY), and not shaped like
-// an upper-case key (16 bytes or more with a digit and no '_', as an AWS
-// access key id "AKIA…" is). Any other valid name still expands, but may
-// be a secret pasted inside braces ("${ghp_abc…}", "${sk_live_…}"): it is
-// never shown, never quoted in an error, and a value holding it is a
-// secret of [Server.Secrets].
-func EnvShaped(name string) bool {
-	if name == "" || len(name) > maxEnvName || '0' <= name[0] && name[0] <= '9' {
-		return false
-	}
-	digit, under := false, false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case '0' <= c && c <= '9':
-			digit = true
-		case c == '_':
-			under = true
-		case 'A' <= c && c <= 'Z':
-		default:
-			return false
-		}
-	}
-	return under || !digit || len(name) < keyShapedLen
-}
-
-// keyShapedLen is the length from which an upper-case name with a digit
-// and no '_' is taken for a key rather than a variable.
-const keyShapedLen = 16
-
 // UnsetVariableError reports a reference to a variable that is not set
 // and has no default. It names the variable only when the name is
 // [EnvShaped]: any other name may be a pasted secret, and Name is then "".
@@ -209,9 +174,11 @@ type UnsetVariableError struct {
 	Name string
 }
 
+// Error says which variable is unset and how to fix it, without the name
+// when it is not [EnvShaped] (it may be a pasted secret).
 func (e *UnsetVariableError) Error() string {
 	if e.Name == "" {
-		return "references an unset variable whose name is not shaped like an environment variable (upper-case letters, digits and '_'; a secret pasted inside ${…}?): set it, or give a default"
+		return "references an unset variable whose name is not shaped like an environment variable (upper-case letters, digits and '_', not looking generated; a secret pasted inside ${…}?): set it, or give a default"
 	}
 	return fmt.Sprintf("references ${%s}, which is not set in mcpvisor's environment (set it, or give a default: ${%s:-value})", e.Name, e.Name)
 }

@@ -103,8 +103,8 @@ func (s Server) validate() *FieldError {
 			return fieldErr("env", "names must not be empty")
 		case strings.ContainsAny(k, "=\x00"):
 			return fieldErr(keyPath("env", k), "name must not contain '=' or NUL")
-		case strings.ContainsRune(s.Env[k], 0):
-			return fieldErr(keyPath("env", k), "value must not contain NUL")
+		case !validEnvValue(s.Env[k]):
+			return fieldErr(keyPath("env", k), `value must not contain NUL or other control characters: only tab, newline and a CR before a newline (a PEM key's line ends)`)
 		}
 	}
 	if s.URL != "" && !s.refsIn(s.URL) && !validHTTPURL(s.URL) {
@@ -332,6 +332,25 @@ func validHeaderName(name string) bool {
 
 // validHeaderValue rejects the control characters (all but horizontal tab)
 // that net/http refuses to send.
+// validEnvValue reports whether v may be an env value: no C0 control
+// character and no DEL, except tab and newline, which multi-line values
+// such as PEM keys hold, and a CR right before a newline (a key pasted
+// with Windows line ends). A BEL or ESC in a value is no variable's
+// business, and would reach a terminal the process prints it to; NUL
+// cannot cross exec at all.
+func validEnvValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '\t' || c == '\n':
+		case c == '\r' && i+1 < len(v) && v[i+1] == '\n':
+		case c < 0x20 || c == 0x7f:
+			return false
+		}
+	}
+	return true
+}
+
 func validHeaderValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {

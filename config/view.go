@@ -2,13 +2,10 @@ package config
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/openprogram/mcpvisor/internal/redact"
 )
 
 // SecretView is the response form of one secret: whether it is set, and a
@@ -79,8 +76,10 @@ type ServerView struct {
 	Command []string              `json:"command,omitempty"`
 	Cwd     string                `json:"cwd,omitempty"`
 	Env     map[string]SecretView `json:"env"`
-	// URL has the password of its userinfo, if any, replaced by
-	// "[redacted]" (see redact.URL).
+	// URL has its userinfo, if any, replaced by "[redacted]", and each
+	// query value and the fragment masked as a secret is (a value made
+	// only of references shown as it is); the parameter names, scheme,
+	// host, port and path are as written.
 	URL     string                `json:"url,omitempty"`
 	Headers map[string]SecretView `json:"headers"`
 	Auth    AuthView              `json:"auth"`
@@ -187,43 +186,6 @@ func (a *Auth) view(refs bool) AuthView {
 		v.PrivateKeyMasked = "****"
 	}
 	return v
-}
-
-// viewURL is the URL with the password of its userinfo, if any, replaced
-// by "[redacted]" (see redact.URL). References stand in for parts that
-// url.Parse would refuse ("https://${HOST}/mcp"), so each is replaced by a
-// placeholder for the redaction and put back after it.
-func (s Server) viewURL() string {
-	ps, err := parseRefs(s.URL)
-	if s.expanded || err != nil || !slices.ContainsFunc(ps, func(p piece) bool { return p.ref != nil }) {
-		return redact.URL(s.URL, true)
-	}
-	var tmpl strings.Builder
-	var refs []string
-	for _, p := range ps {
-		if p.ref == nil {
-			tmpl.WriteString(p.raw)
-			continue
-		}
-		tmpl.WriteString(placeholder(s.URL, len(refs)))
-		refs = append(refs, p.raw)
-	}
-	out := redact.URL(tmpl.String(), true)
-	for i, r := range refs {
-		out = strings.Replace(out, placeholder(s.URL, i), r, 1)
-	}
-	return out
-}
-
-// placeholder is the i-th stand-in for a reference of raw: letters and
-// digits that url.Parse keeps as they are in a host, a path or a query,
-// and that raw does not contain.
-func placeholder(raw string, i int) string {
-	p := fmt.Sprintf("mcpvisorref%dx", i)
-	for strings.Contains(raw, p) {
-		p += "x"
-	}
-	return p
 }
 
 // MarshalJSON encodes the response form, [ServerView], so that encoding a

@@ -1,13 +1,17 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 
 	"github.com/openprogram/mcpvisor/catalog"
 	"github.com/openprogram/mcpvisor/config"
@@ -36,7 +40,9 @@ type ApplyEntry struct {
 // The statuses of an ApplyResult.
 const (
 	// ApplyAdded: the server was added and saved, and connects as a
-	// POST's would; Entry shows it.
+	// POST's would; Entry shows it as configured when the answer was
+	// built. Entry is absent if another request removed the server in
+	// between: it was added all the same.
 	ApplyAdded = "added"
 	// ApplyRefused: the entry is not in the catalog, is ambiguous, or its
 	// config (with the overlay) is invalid; Error says why and Field
@@ -45,8 +51,9 @@ const (
 	// ApplyConflict: a server of that name is configured already; nothing
 	// was changed (apply it with "as").
 	ApplyConflict = "conflict"
-	// ApplySkipped: the request ended (its context was cancelled or its
-	// deadline passed) before this entry was tried; nothing was changed.
+	// ApplySkipped: the request ended (its context was cancelled), or too
+	// little of its time was left (see ApplyCatalog), before this entry
+	// was tried; nothing was changed.
 	ApplySkipped = "skipped"
 	// ApplyUnknown: the entry was handed to the manager, which did not
 	// answer within applyAnswerWait; it may have been added (list the
@@ -59,9 +66,44 @@ const (
 const MaxApplyEntries = 100
 
 // applyAnswerWait bounds the wait for the manager's answer to an entry
-// already handed to it, after the request's context ended: the manager
-// saves and answers at once, so the outcome is known rather than guessed.
+// handed to it, whatever the request's context does meanwhile: the
+// manager saves and answers at once, so the outcome is known rather than
+// guessed.
 const applyAnswerWait = 30 * time.Second
+
+// applyWriteMargin is the time left, after the last entry's answer wait,
+// for writing the answer (at most MaxApplyEntries results) before the
+// write deadline.
+const applyWriteMargin = 5 * time.Second
+
+// applyEntryTime is what one entry may rightly take when the manager is
+// not stuck: a save of the config file (write, fsync, rename) and the
+// start of its connect, which only spawns the server's actor (the
+// connect itself goes on after the answer).
+const applyEntryTime = time.Second
+
+// applyBudget is the deadline of POST /api/mcp/catalog/apply: routeTimeout
+// for reading the catalog (as GET /api/mcp/catalog has), applyEntryTime
+// for each of MaxApplyEntries entries, then the answer wait of the last
+// one and the write margin: 30 + 100 + 30 + 5 = 165 s.
+const applyBudget = routeTimeout + MaxApplyEntries*applyEntryTime + applyAnswerWait + applyWriteMargin
+
+// applyTuning holds the timings of an apply and its hand-off to the
+// manager; a zero field takes its default. Tests shorten the timings and
+// stand in for the manager (add); nothing else sets them.
+type applyTuning struct {
+	budget      time.Duration // default applyBudget
+	answerWait  time.Duration // default applyAnswerWait
+	writeMargin time.Duration // default applyWriteMargin
+	// add hands a server to the manager, as AddServer does before it
+	// looks the server up (default r.addOperation).
+	add func(ctx context.Context, s config.Server) error
+}
+
+// applyRouteBudget is the budget of POST /api/mcp/catalog/apply.
+func (r *Runtime) applyRouteBudget(*http.Request) time.Duration {
+	return cmp.Or(r.apply.budget, applyBudget)
+}
 
 // ApplyResult says what happened to one ApplyEntry. Server is the name it
 // was (or would have been) added under.
@@ -73,7 +115,11 @@ type ApplyResult struct {
 	Status string         `json:"status"`
 	Error  string         `json:"error,omitempty"`
 	Field  string         `json:"field,omitempty"`
-	Entry  *ServerEntry   `json:"entry,omitempty"`
+	// Warnings are the catalog entry's warnings, as GET /api/mcp/catalog
+	// lists them: what of the host's entry did not carry over (empty when
+	// the entry was not found).
+	Warnings []string     `json:"warnings"`
+	Entry    *ServerEntry `json:"entry,omitempty"`
 }
 
 // CatalogApply is the answer of ApplyCatalog: one result per entry, in
@@ -88,8 +134,11 @@ type CatalogApply struct {
 // on "entries") or the catalog cannot be read (ctx); every other problem
 // is the result of its own entry. Once ctx ends, the entries not yet
 // tried are ApplySkipped; one already handed to the manager is waited
-// for (at most applyAnswerWait), so that a result never says "refused"
-// for an entry that was added.
+// for (at most applyAnswerWait, on the runtime's clock), so that a result never says "refused"
+// for an entry that was added. If ctx has a deadline, no entry is started
+// later than applyAnswerWait plus applyWriteMargin (5 s) before it: the
+// call returns, and its answer can be written, by the deadline, with the
+// entries it had no time for ApplySkipped.
 func (r *Runtime) ApplyCatalog(ctx context.Context, entries []ApplyEntry) (CatalogApply, error) {
 	if err := checkEntryCount(len(entries)); err != nil {
 		return CatalogApply{}, err
@@ -107,15 +156,27 @@ func (r *Runtime) ApplyCatalog(ctx context.Context, entries []ApplyEntry) (Catal
 			return CatalogApply{}, err
 		}
 	}
+	wait := cmp.Or(r.apply.answerWait, applyAnswerWait)
+	// The request's deadline is on the real clock (the write deadline of
+	// its connection): it is read once, as the time left, and from then
+	// on the runtime's clock measures it, as it does the answer wait.
+	deadline, hasDeadline := ctx.Deadline()
+	startBy := r.opts.clock.Now().Add(time.Until(deadline) - wait - cmp.Or(r.apply.writeMargin, applyWriteMargin))
 	out := CatalogApply{Results: make([]ApplyResult, 0, len(entries))}
 	for _, e := range entries {
+		skip := ""
 		if err := ctx.Err(); err != nil {
+			skip = "not tried: " + err.Error()
+		} else if hasDeadline && !r.opts.clock.Now().Before(startBy) {
+			skip = fmt.Sprintf("not tried: too little of the request's time was left to wait for the manager's answer (%v) and write the answer", wait)
+		}
+		if skip != "" {
 			res := newApplyResult(e)
-			res.Status, res.Error = ApplySkipped, "not tried: "+err.Error()
+			res.Status, res.Error = ApplySkipped, skip
 			out.Results = append(out.Results, res)
 			continue
 		}
-		out.Results = append(out.Results, r.applyOne(ctx, found, e))
+		out.Results = append(out.Results, r.applyOne(ctx, found, e, wait))
 	}
 	return out, nil
 }
@@ -129,14 +190,15 @@ func checkEntryCount(n int) error {
 }
 
 func newApplyResult(e ApplyEntry) ApplyResult {
-	res := ApplyResult{Source: e.Source, File: e.File, Name: e.Name, Server: e.Name}
+	res := ApplyResult{Source: e.Source, File: e.File, Name: e.Name, Server: e.Name, Warnings: []string{}}
 	if e.As != "" {
 		res.Server = e.As
 	}
 	return res
 }
 
-func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEntry) ApplyResult {
+// applyOne tries one entry; wait bounds the wait for the manager's answer.
+func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEntry, wait time.Duration) ApplyResult {
 	res := newApplyResult(e)
 	refuse := func(err error) ApplyResult {
 		res.Status, res.Error = ApplyRefused, err.Error()
@@ -150,25 +212,34 @@ func (r *Runtime) applyOne(ctx context.Context, found []catalog.Entry, e ApplyEn
 	if err != nil {
 		return refuse(err)
 	}
-	res.File = entry.File
+	res.File, res.Warnings = entry.File, nonNil(entry.Warnings)
 	s, err := CatalogServer(entry, res.Server, e.Config)
 	if err != nil {
 		return refuse(err)
 	}
 	// The request's ctx was live a moment ago; from here on the outcome
 	// is the manager's answer, not the request's end.
-	wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyAnswerWait)
+	answer, cancel := clockwork.WithTimeout(context.WithoutCancel(ctx), r.opts.clock, wait)
 	defer cancel()
-	added, err := r.AddServer(wait, s)
+	add := r.apply.add
+	if add == nil {
+		add = r.addOperation
+	}
+	err = add(answer, s)
 	switch {
-	case errors.Is(err, context.DeadlineExceeded) && wait.Err() != nil:
-		res.Status, res.Error = ApplyUnknown, fmt.Sprintf("the manager did not answer within %v: the server may have been added", applyAnswerWait)
+	case errors.Is(err, context.DeadlineExceeded) && answer.Err() != nil:
+		res.Status, res.Error = ApplyUnknown, fmt.Sprintf("the manager did not answer within %v: the server may have been added", wait)
 	case errors.Is(err, ErrServerExists):
 		res.Status, res.Error = ApplyConflict, err.Error()
 	case err != nil:
 		return refuse(err)
 	default:
-		res.Status, res.Entry = ApplyAdded, &added
+		// Added: so it says even if another request removed it before
+		// this lookup (AddServer would answer ErrUnknownServer then).
+		res.Status = ApplyAdded
+		if added, err := r.entryAfter(s.Name, nil); err == nil {
+			res.Entry = &added
+		}
 	}
 	return res
 }

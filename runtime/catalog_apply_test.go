@@ -2,13 +2,18 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -188,4 +193,91 @@ func (c *endsAfter) Err() error {
 		return context.DeadlineExceeded
 	}
 	return nil
+}
+
+// An entry added and then removed by another request before the apply
+// answer is built is reported added (it was), without an entry; the
+// entry after it is added and shown as usual.
+func TestCatalogApplyRemovedMeanwhile(t *testing.T) {
+	rt, api := startCatalog(t)
+	rt.apply.add = func(ctx context.Context, s config.Server) error {
+		if err := rt.addOperation(ctx, s); err != nil || s.Name != "a1" {
+			return err
+		}
+		// Another request's DELETE, carried out between the manager's
+		// answer and the apply's lookup.
+		return rt.RemoveServer(ctx, s.Name)
+	}
+	a := api.do("POST", "/api/mcp/catalog/apply", `{"entries": [
+		{"source": "claude-code", "name": "beta", "as": "a1"},
+		{"source": "claude-code", "name": "beta", "as": "a2"}]}`).want(t, http.StatusOK)
+	var res CatalogApply
+	a.decode(t, &res)
+	if len(res.Results) != 2 {
+		t.Fatalf("%d results: %s", len(res.Results), a.body)
+	}
+	if r := res.Results[0]; r.Status != ApplyAdded || r.Error != "" || r.Entry != nil {
+		t.Errorf("the entry removed meanwhile: %+v, want added without an entry", r)
+	}
+	if r := res.Results[1]; r.Status != ApplyAdded || r.Entry == nil || r.Entry.Name != "a2" {
+		t.Errorf("the next entry: %+v, want added with its entry", r)
+	}
+	if _, ok := rt.config.Load().Get("a1"); ok {
+		t.Error("a1 is still configured")
+	}
+}
+
+// The warnings of the entry applied, what of the host's entry did not
+// carry over, are in its result as the listing shows them, without the
+// value of the dropped field.
+func TestCatalogApplyWarnings(t *testing.T) {
+	rt, api := startCatalog(t)
+	mcp := `{"mcpServers": {"delta": {"command": ` + quoteJSON(t, demoBin) + `, "args": ["serve"],
+		"env": {"` + testutil.MarkerEnv + `": ` + quoteJSON(t, marker) + `}, "headersHelper": "/bin/helper ` + catalogSecret + `"}}}`
+	if err := os.WriteFile(filepath.Join(rt.opts.Projects[0], ".mcp.json"), []byte(mcp), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var list CatalogList
+	listing := api.do("GET", "/api/mcp/catalog", "").want(t, http.StatusOK)
+	listing.decode(t, &list)
+	var listed []string
+	for _, e := range list.Entries {
+		if e.Source == "claude-code" && e.Name == "delta" {
+			listed = e.Warnings
+		}
+	}
+	if len(listed) != 1 || !strings.Contains(listed[0], "headersHelper") {
+		t.Fatalf("delta's warnings in the listing: %q", listed)
+	}
+	a := api.do("POST", "/api/mcp/catalog/apply", `{"entries": [
+		{"source": "claude-code", "name": "delta"},
+		{"source": "claude-code", "name": "beta"},
+		{"source": "claude-code", "name": "nope"}]}`).want(t, http.StatusOK)
+	var res CatalogApply
+	a.decode(t, &res)
+	if len(res.Results) != 3 {
+		t.Fatalf("%d results: %s", len(res.Results), a.body)
+	}
+	if r := res.Results[0]; r.Status != ApplyAdded || !slices.Equal(r.Warnings, listed) {
+		t.Errorf("delta: %+v, want added with warnings %q", r, listed)
+	}
+	for _, r := range res.Results[1:] {
+		if r.Warnings == nil || len(r.Warnings) != 0 {
+			t.Errorf("%s: warnings %q, want none", r.Name, r.Warnings)
+		}
+	}
+	if !strings.Contains(string(a.body), `"warnings":[]`) {
+		t.Errorf("an entry without warnings does not say so: %s", a.body)
+	}
+	wantNoCatalogSecret(t, rt, string(listing.body), string(a.body))
+}
+
+// quoteJSON is s as a JSON string.
+func quoteJSON(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

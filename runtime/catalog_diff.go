@@ -22,7 +22,8 @@ const (
 	// DiffChange: a server of that name is configured with the same type,
 	// command and url; Fields names what differs.
 	DiffChange = "change"
-	// DiffSame: the configured server is the candidate, field for field.
+	// DiffSame: the configured server is the candidate, field for field
+	// in meaning (a default written out, ${env:X} for ${X}, is the same).
 	DiffSame = "same"
 	// DiffConflict: a server of that name is configured with another
 	// type, command or url: it is another server, which applying would
@@ -184,9 +185,13 @@ func diffOne(current *config.File, e catalog.Entry) (status string, fields []str
 	}
 }
 
-// changedFields names the storage fields in which a and b differ: the
-// top-level fields, and for env, headers and auth the keys within.
+// changedFields names the storage fields in which a and b differ in
+// meaning: the top-level fields, and for env, headers and auth the keys
+// within. Both are compared in their canonical form
+// ([config.Server.Canonical]): a default written out, an empty auth of
+// kind none or ${env:X} for ${X} is no change.
 func changedFields(a, b config.Server) ([]string, error) {
+	a, b = a.Canonical(), b.Canonical()
 	fa, err := storageFields(a)
 	if err != nil {
 		return nil, err

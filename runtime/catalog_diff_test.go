@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openprogram/mcpvisor/catalog"
+	"github.com/openprogram/mcpvisor/config"
 )
 
 // diffRows indexes a diff answer by name and file.
@@ -151,5 +154,43 @@ func TestCatalogErrorsNameNoStandIn(t *testing.T) {
 	rows := diffRows(t, a)
 	if r := rows["bad name!"]; r.Status != DiffInvalid || !strings.Contains(r.Error, "type") || strings.Contains(string(a.body), "servers.entry.") {
 		t.Errorf("bad name! = %+v in %s", r, a.body)
+	}
+}
+
+// Spellings that mean the same are no change: an auth of kind none
+// against none, a default written out, ${env:X} for ${X}; a different
+// value is still named.
+func TestDiffEquivalentSpellingsSame(t *testing.T) {
+	cur, err := config.Parse([]byte(`{"servers": {
+		"a": {"type": "http", "url": "https://x.example/mcp"},
+		"b": {"type": "local", "command": ["x", "${env:ARG}"], "env": {"K": "${TOK}", "D": "${env:D:-d}"}},
+		"c": {"type": "local", "command": ["x"], "enabled": true, "timeout_seconds": 60}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, config string
+		want         []string
+	}{
+		{"a", `{"type": "http", "url": "https://x.example/mcp", "auth": {"kind": "none"}}`, nil},
+		{"a", `{"type": "http", "url": "https://x.example/mcp", "timeout_seconds": 30, "max_output_bytes": 262144, "max_media_bytes": 5242880}`, nil},
+		{"a", `{"type": "http", "url": "https://x.example/mcp", "timeout_seconds": 31}`, []string{"timeout_seconds"}},
+		{"a", `{"type": "http", "url": "https://x.example/mcp", "auth": {"kind": "bearer", "token": "${T}"}}`, []string{"auth.kind", "auth.token"}},
+		{"b", `{"type": "local", "command": ["x", "${ARG}"], "env": {"K": "${env:TOK}", "D": "${D:-d}"}}`, nil},
+		{"b", `{"type": "local", "command": ["x", "${ARG}"], "env": {"K": "secret-literal-value", "D": "${D:-d}"}}`, []string{"env.K"}},
+		{"b", `{"type": "local", "command": ["x", "${ARG}"], "env": {"K": "${TOK}", "D": "${D:-e}"}}`, []string{"env.D"}},
+		{"c", `{"type": "local", "command": ["x"], "timeout_seconds": 60, "connect_timeout_seconds": 60}`, nil},
+		{"c", `{"type": "local", "command": ["x"], "timeout_seconds": 60, "connect_timeout_seconds": 30}`, []string{"connect_timeout_seconds"}},
+	}
+	for _, c := range cases {
+		d := DiffCatalog(cur, []catalog.Entry{{Name: c.name, Config: json.RawMessage(c.config)}}, nil)
+		row := d.Servers[0]
+		wantStatus := DiffSame
+		if c.want != nil {
+			wantStatus = DiffChange
+		}
+		if row.Status != wantStatus || !slices.Equal(row.Fields, nonNil(c.want)) {
+			t.Errorf("%s %s: %s %v (%s), want %s %v", c.name, c.config, row.Status, row.Fields, row.Error, wantStatus, c.want)
+		}
 	}
 }

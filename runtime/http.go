@@ -61,7 +61,7 @@ const maxBodyBytes = 1 << 20
 //
 // Every answer has a write deadline sized to its route (30 s; a tool call
 // its server's max_call_seconds plus 30 s; a prompt get its server's
-// timeout_seconds plus 30 s), set through
+// timeout_seconds plus 30 s; a catalog apply 165 s), set through
 // http.ResponseController; the event stream is the exception, with a
 // deadline per frame (see http_events.go); a host mounting Handler on its own server sets
 // the connection timeouts (ReadHeaderTimeout, ReadTimeout, IdleTimeout).
@@ -100,7 +100,7 @@ func (r *Runtime) Handler() http.Handler {
 	handle("GET /api/mcp/catalog", r.handleCatalog)
 	handle("GET /api/mcp/catalog/diff", r.handleCatalogSourceDiff)
 	handle("POST /api/mcp/catalog/diff", r.handleCatalogDiff)
-	handle("POST /api/mcp/catalog/apply", r.handleCatalogApply)
+	handleFor("POST /api/mcp/catalog/apply", r.applyRouteBudget, r.handleCatalogApply)
 	mux.Handle("GET /api/mcp/events", apiHandler{h: r.handleEvents, log: r.logAPIError}) // long-lived: deadlines per frame
 	return r.guarded(mux)
 }

@@ -28,6 +28,8 @@ import (
 //   - a completion or a resource subscription, whose server is named in
 //     the body (read after the deadline is set): the longest
 //     timeout_seconds of the configured servers plus routeMargin;
+//   - a catalog apply: applyBudget (165 s, catalog_apply.go), enough for
+//     MaxApplyEntries entries and the answer wait of the last one;
 //   - the event stream (http_events.go) is long-lived: it sets a deadline
 //     on each frame it writes instead, and has no route deadline.
 //

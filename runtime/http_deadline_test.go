@@ -23,7 +23,8 @@ func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error { d.write = t; re
 // may wait for: 30 s for reads, a tool call its server's
 // max_call_seconds plus 30 s (progress may keep it running that long), a
 // prompt get its server's timeout_seconds plus 30 s, a change that may restart a server the
-// longest timeout_seconds there can be plus 30 s.
+// longest timeout_seconds there can be plus 30 s, a catalog apply 165 s
+// (applyBudget).
 func TestHTTPRouteDeadlines(t *testing.T) {
 	srv := exampleServer("ex")
 	srv.TimeoutSeconds = 7
@@ -42,6 +43,7 @@ func TestHTTPRouteDeadlines(t *testing.T) {
 		{"POST", "/api/mcp/prompts/ex__greet/get", `{"arguments": {"name": "Ada"}}`, 7*time.Second + routeMargin},
 		{"POST", "/api/mcp/servers/ex/restart", `{}`, config.MaxTimeoutSeconds*time.Second + routeMargin},
 		{"PATCH", "/api/mcp/servers/ex", `{"timeout_seconds": 7}`, config.MaxTimeoutSeconds*time.Second + routeMargin},
+		{"POST", "/api/mcp/catalog/apply", `{"entries": [{"source": "builtin", "name": "nope"}]}`, 165 * time.Second},
 	}
 	rt.awaitCatalog(t, "ex", "the greet prompt", func() bool { _, ok := rt.prompts.Get("ex__greet"); return ok })
 	for _, tt := range tests {

@@ -157,7 +157,12 @@ func (r *Runtime) Server(name string) (ServerDetail, error) {
 // background. It returns once the file is written; the entry then shows the
 // server starting.
 func (r *Runtime) AddServer(ctx context.Context, s config.Server) (ServerEntry, error) {
-	return r.entryAfter(s.Name, r.operate(ctx, func(reply chan<- error) messages.ManagerRequest { return messages.AddServer{Server: s, Reply: reply} }))
+	return r.entryAfter(s.Name, r.addOperation(ctx, s))
+}
+
+// addOperation hands s to the manager to add and waits for its answer.
+func (r *Runtime) addOperation(ctx context.Context, s config.Server) error {
+	return r.operate(ctx, func(reply chan<- error) messages.ManagerRequest { return messages.AddServer{Server: s, Reply: reply} })
 }
 
 // PatchServer merges a PATCH body into a server's config (C4). A change of

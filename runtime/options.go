@@ -157,18 +157,22 @@ type Options struct {
 	// there: the file, the API and every view keep the reference. A
 	// server that refers to a variable it reports unset, without a
 	// default, fails alone with error_kind "invalid_config" naming the
-	// variable. Default os.LookupEnv.
+	// variable. It must be safe for concurrent use: every session's
+	// connect calls it, and so does the scrubber of each server's errors
+	// and logs, from their own goroutines. Default os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
 
 	// Home is the home directory the catalog (Catalog, CatalogDiff,
 	// ApplyCatalog) reads the other hosts' files under, and the per-OS
 	// config folders beneath it. Default: the user's home
 	// (os.UserHomeDir, that is $HOME), resolved at Start; if there is
-	// none the catalog lists only the built-in templates.
+	// none the catalog lists only the built-in templates. A relative
+	// folder is made absolute at Start (against the working directory),
+	// so that the catalog's file names are absolute.
 	Home string
 	// Projects are project folders the catalog also reads each host's
 	// project files in (.mcp.json, .cursor/mcp.json, .vscode/mcp.json,
-	// ...). Default none.
+	// ...), made absolute at Start as Home is. Default none.
 	Projects []string
 
 	// Subreaper (Linux only; off by default, on in `demo run`) makes the
@@ -254,7 +258,15 @@ func (o *Options) setDefaults() {
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir() // none: the catalog has only its templates
 	}
+	// The catalog names its files, and resolves a project's cwd and
+	// ${workspaceFolder}, by these folders: relative ones (`demo run
+	// -project .`) would give names an apply's "file" and a server's cwd
+	// (which must be absolute) cannot use.
+	o.Home = absFolder(o.Home)
 	o.Projects = slices.Clone(o.Projects)
+	for i, p := range o.Projects {
+		o.Projects[i] = absFolder(p)
+	}
 	if o.StopGrace <= 0 {
 		o.StopGrace = defaultStopGrace
 	}
@@ -377,4 +389,17 @@ func (h levelFilter) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h levelFilter) WithGroup(name string) slog.Handler {
 	return levelFilter{h.Handler.WithGroup(name), h.min}
+}
+
+// absFolder is dir made absolute against the working directory; "" (no
+// folder) stays "", and so does dir if the working directory is unknown.
+func absFolder(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	return abs
 }

@@ -88,6 +88,7 @@ type Runtime struct {
 	// search is the tool search index of the current registry, rebuilt
 	// in the background on every change (toolsearch.go).
 	search atomic.Pointer[toolsearch.Index]
+	apply  applyTuning // the timings of POST /api/mcp/catalog/apply (catalog_apply.go)
 }
 
 // managerStartTimeout bounds the wait for the manager's Started, which

@@ -32,7 +32,8 @@ func managementHandler(rt *runtime.Runtime) http.Handler {
 // apiTimeouts are the connection timeouts of the management API's server;
 // a zero field takes its default. The routes of runtime.Handler set their
 // own write deadline on top (30 s, a tool call its server's
-// timeout_seconds plus 30 s; the event stream each frame 10 s), so Write
+// max_call_seconds plus 30 s, a catalog apply 165 s; the event stream each
+// frame 10 s), so Write
 // only bounds what no route answers (the mux's own 404s and redirects) and
 // does not cut GET /api/mcp/events.
 type apiTimeouts struct {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/openprogram/mcpvisor/catalog"
 	"github.com/openprogram/mcpvisor/config"
@@ -77,6 +78,7 @@ func importInto(stdout io.Writer, store config.Store, entries []catalog.Entry, w
 	if err != nil {
 		return err
 	}
+	printed := ""
 	for attempt := 0; ; attempt++ {
 		seen, err := statFile(path)
 		if err != nil {
@@ -87,7 +89,20 @@ func importInto(stdout io.Writer, store config.Store, entries []catalog.Entry, w
 			return err
 		}
 		diff := runtime.DiffCatalog(current, entries, warnings)
-		printDiff(stdout, diff, entries)
+		// On the retry the diff is printed again only if the new file
+		// changed it.
+		var text strings.Builder
+		printDiff(&text, diff, entries)
+		switch {
+		case attempt == 0:
+			fmt.Fprint(stdout, text.String())
+		case text.String() != printed:
+			fmt.Fprintln(stdout, "the diff against it changed:")
+			fmt.Fprint(stdout, text.String())
+		default:
+			fmt.Fprintln(stdout, "the diff against it is the same")
+		}
+		printed = text.String()
 		if dryRun {
 			fmt.Fprintln(stdout, "dry run: nothing changed")
 			return nil
@@ -168,7 +183,7 @@ func importCandidates(opts catalog.Options, from, format string) ([]catalog.Entr
 	if format != "mcpvisor" && !slices.Contains(hosts, catalog.Source(format)) {
 		return nil, nil, fmt.Errorf("unknown -format %q: want mcpvisor or %s", format, hostList())
 	}
-	data, err := readBounded(from, fromFileLimit(format))
+	data, err := readBounded(from, format, fromFileLimit(format))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,15 +200,15 @@ func importCandidates(opts catalog.Options, from, format string) ([]catalog.Entr
 }
 
 // fromFileLimit is the most of a -from FILE read: an mcpvisor file's own
-// limit, else the catalog's largest file (a ~/.claude.json with its
-// history is tens of MB); the host's reader then applies its format's
-// limit (a JSONC, YAML or TOML file: catalog.MaxSettingsBytes), as it does
-// to the host's own file.
+// limit, else the bound the catalog applies to that host's own file
+// (catalog.ContentLimit): a ~/.claude.json with its history, walked as a
+// stream, may be tens of MB, while a JSONC, YAML or TOML file, parsed
+// whole, is refused over catalog.MaxSettingsBytes before it is read.
 func fromFileLimit(format string) int64 {
 	if format == "mcpvisor" {
 		return config.MaxFileSize
 	}
-	return catalog.MaxFileBytes
+	return catalog.ContentLimit(catalog.Source(format))
 }
 
 // guessFormat names the format of a host file by its name, "" when the
@@ -218,18 +233,33 @@ func guessFormat(path string) string {
 	return ""
 }
 
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+// readBounded reads the file at path, of format, if it is a regular file
+// of at most limit bytes: a larger one is refused by its size before it
+// is read, and one that grows past limit while read is refused too.
+func readBounded(path, format string, limit int64) ([]byte, error) {
+	// Non-blocking, as the catalog opens host files: opening a FIFO
+	// would otherwise wait for a writer, forever. On a regular file the
+	// flag changes nothing.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	st, err := f.Stat() // the open file: what is read is what is checked
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s): not read", path, st.Mode().Type())
+	case st.Size() > limit:
+		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d bytes for a %s file: not read", path, st.Size(), limit, format)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is over %d bytes: not read", path, limit)
+		return nil, fmt.Errorf("%s is over the limit of %d bytes for a %s file: not read", path, limit, format)
 	}
 	return data, nil
 }

@@ -150,6 +150,11 @@ func TestImportFileChangedMeanwhile(t *testing.T) {
 	if err != nil || calls != 2 || !strings.Contains(out.String(), "changed while importing") {
 		t.Fatalf("err %v after %d checks:\n%s", err, calls, out.String())
 	}
+	// The save meanwhile added a server the diff does not list: the
+	// diff is printed once, then said to be the same.
+	if n := strings.Count(out.String(), "add      fresh "); n != 1 || !strings.Contains(out.String(), "the diff against it is the same") {
+		t.Errorf("the diff printed %d times:\n%s", n, out.String())
+	}
 	f, err := store.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +163,20 @@ func TestImportFileChangedMeanwhile(t *testing.T) {
 		if _, ok := f.Get(name); !ok {
 			t.Errorf("%s is not in the file after the import", name)
 		}
+	}
+
+	// A save meanwhile that changes the diff (it adds the server being
+	// imported) has the new diff printed, saying so.
+	out.Reset()
+	calls = 0
+	entries[0].Name = "fresh1"
+	err = importInto(&out, store, entries, nil, false, func() {
+		if calls++; calls == 1 {
+			saveMeanwhile("fresh1")()
+		}
+	})
+	if err != nil || !strings.Contains(out.String(), "the diff against it changed:\n") || !strings.Contains(out.String(), "conflict fresh1 ") {
+		t.Errorf("a changed diff: %v\n%s", err, out.String())
 	}
 
 	n := 0
@@ -201,6 +220,31 @@ func TestImportFromLargeClaudeFile(t *testing.T) {
 	code, out, errOut := runImportT(t, "-from", path, "-state-dir", stateDir, "-dry-run")
 	if code != 0 || !strings.Contains(out, "add      big (claude-code "+path+")") {
 		t.Errorf("from a %d-byte .claude.json: %d %s %s", len(big), code, out, errOut)
+	}
+}
+
+// A -from FILE of a format the catalog parses whole (JSONC, YAML, TOML)
+// is refused over the catalog's bound for it, before it is read, naming
+// the file and the limit; a JSON host's file is not.
+func TestImportFromFileBoundedByFormat(t *testing.T) {
+	_, stateDir := importHome(t)
+	dir := t.TempDir()
+	for _, c := range []struct{ name, body string }{
+		{"config.yaml", "extensions: {}\n"},
+		{"config.toml", "[mcp_servers]\n"},
+		{"opencode.jsonc", `{"mcp": {}}`},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.body+strings.Repeat("\n", catalog.MaxSettingsBytes)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runImportT(t, "-from", path, "-state-dir", stateDir, "-dry-run")
+		if want := fmt.Sprintf("%s is %d bytes, over the limit of %d bytes for a ", path, len(c.body)+catalog.MaxSettingsBytes, catalog.MaxSettingsBytes); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: %d %s", c.name, code, errOut)
+		}
+	}
+	if fromFileLimit("cursor") != catalog.MaxSettingsBytes || fromFileLimit("claude-desktop") != catalog.MaxFileBytes {
+		t.Errorf("-from limits: cursor %d, claude-desktop %d", fromFileLimit("cursor"), fromFileLimit("claude-desktop"))
 	}
 }
 

@@ -180,6 +180,14 @@ func TestRunServesAPI(t *testing.T) {
 func startRun(t *testing.T, dir string, flags ...string) (*exec.Cmd, string, *lockedBuffer) {
 	t.Helper()
 	cmd := demoCommand(append([]string{"run", "-state-dir", dir, "-listen", "127.0.0.1:0"}, flags...)...)
+	base, logs := startCmd(t, cmd)
+	return cmd, base, logs
+}
+
+// startCmd starts a demo run command built by the caller (its own folder,
+// flags) and returns its API's base URL and its logs, as startRun does.
+func startCmd(t *testing.T, cmd *exec.Cmd) (string, *lockedBuffer) {
+	t.Helper()
 	logs := &lockedBuffer{}
 	cmd.Stderr = logs
 	stdout, err := cmd.StdoutPipe()
@@ -195,7 +203,7 @@ func startRun(t *testing.T, dir string, flags ...string) (*exec.Cmd, string, *lo
 			_ = cmd.Wait()
 		}
 	})
-	return cmd, readListenLine(t, stdout, logs), logs
+	return readListenLine(t, stdout, logs), logs
 }
 
 // readListenLine reads the "listening on http://ADDR" line from stdout

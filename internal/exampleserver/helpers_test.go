@@ -60,7 +60,15 @@ func connectClient(t *testing.T, srv *mcp.Server, client *mcp.Client) *mcp.Clien
 // protocol error.
 func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	return callToolWithin(t, cs, testTimeout, name, args)
+}
+
+// callToolWithin is callTool with its own deadline, for a call whose
+// answer is megabytes: encoding and decoding it under -race on a loaded
+// 2-core machine has taken longer than testTimeout.
+func callToolWithin(t *testing.T, cs *mcp.ClientSession, within time.Duration, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {

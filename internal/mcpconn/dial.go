@@ -128,11 +128,13 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	srv, err := opts.Server.Expand(opts.LookupEnv)
 	if err != nil {
 		// The error names fields and shaped variables only, but a value
-		// that failed validation after expanding may be quoted: scrub
-		// it with what the unexpanded server holds as secrets (a name
-		// pasted inside ${…} among them). It stays a *config.FieldError
-		// for the caller's errors.As.
-		err = scrubExpandError(err, opts.Server.Secrets())
+		// that failed validation after expanding may be quoted (a cwd
+		// is, and its variable may be a header's token too): scrub it
+		// with the unexpanded server's secrets (a name pasted inside
+		// ${…} among them) and the expanded values of its secret
+		// fields, in every form the connection's scrubber knows. It
+		// stays a *config.FieldError for the caller's errors.As.
+		err = scrubFieldError(redact.New(opts.Server.ExpandedSecrets(opts.LookupEnv)...), err)
 		return nil, fmt.Errorf("connecting %q: %w", opts.Server.Name, err)
 	}
 	// From here on everything (the process, headers, auth, the scrubber
@@ -225,7 +227,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	case transport != nil:
 	case srv.Type == config.TypeLocal:
 		if err := checkCwd(srv); err != nil {
-			return nil, fmt.Errorf("connecting %q: %w", srv.Name, err)
+			// It quotes the expanded cwd, whose variables may be a
+			// secret field's too.
+			return nil, fmt.Errorf("connecting %q: %w", srv.Name, scrubFieldError(scrub, err))
 		}
 		proc = newStdioTransport(srv.Command, srv.Cwd, srv.Env, stderr, opts.Grace, opts.Go, opts.Procs.Begin(srv.Name))
 		transport = proc
@@ -419,11 +423,11 @@ func dialError(ctx context.Context, srv config.Server, err error, tail *Tail, ta
 	return fmt.Errorf("connecting %q: %w", srv.Name, err)
 }
 
-// scrubExpandError returns err, the error of [config.Server.Expand], with
-// secrets removed from its text; a *config.FieldError stays one (with its
-// message scrubbed), so the caller still tells invalid_config by errors.As.
-func scrubExpandError(err error, secrets []string) error {
-	scrub := redact.New(secrets...)
+// scrubFieldError returns err, the error of [config.Server.Expand] or of
+// checkCwd, with scrub's secrets removed from its text; a
+// *config.FieldError stays one (with its message scrubbed), so the caller
+// still tells invalid_config by errors.As.
+func scrubFieldError(scrub *redact.Scrubber, err error) error {
 	var fe *config.FieldError
 	if errors.As(err, &fe) {
 		c := *fe
