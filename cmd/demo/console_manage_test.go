@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +74,7 @@ func TestConsoleManage(t *testing.T) {
 		"catsrv":  map[string]any{"command": demoBin, "args": []string{"serve"}, "env": map[string]string{testutil.MarkerEnv: marker, "API_KEY": secretCatEnv}},
 		"cathttp": map[string]any{"url": plain, "headers": map[string]string{"Authorization": "Bearer " + secretCatHdr}},
 	}}
-	writeJSONFile(t, filepath.Join(home, ".cursor", "mcp.json"), cursor)
+	writeJSONFile(t, home, ".cursor/mcp.json", cursor)
 	keyA, keyB := pkcs8(t), pkcs8(t)
 	ex := exampleConfig("ex", nil)
 	ex.Command = append(ex.Command, "-update-tool")

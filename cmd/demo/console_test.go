@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -196,7 +194,7 @@ func TestConsole(t *testing.T) {
 	home := t.TempDir()
 	cursor := map[string]any{"mcpServers": map[string]any{"imported": map[string]any{
 		"command": demoBin, "args": []string{"serve"}, "env": map[string]string{testutil.MarkerEnv: marker}}}}
-	writeJSONFile(t, filepath.Join(home, ".cursor", "mcp.json"), cursor)
+	writeJSONFile(t, home, ".cursor/mcp.json", cursor)
 	hostile := hostileServer(t)
 	refs := map[string]string{"MCP_URL": hostile + "/mcp", "PORT": hostile[strings.LastIndex(hostile, ":")+1:]}
 	lookup := func(name string) (string, bool) { v, ok := refs[name]; return v, ok }
@@ -464,15 +462,4 @@ func readFile(t *testing.T, dir string) *config.File {
 		t.Fatal(err)
 	}
 	return f
-}
-
-func writeJSONFile(t *testing.T, path string, v any) {
-	t.Helper()
-	data, _ := json.Marshal(v)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
