@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/openprogram/mcpvisor/internal/testutil"
@@ -111,6 +112,32 @@ func openTab(t *testing.T, browser context.Context, url string) *tab {
 	return tb
 }
 
+// followNew clicks the link selector finds in tb, which opens in a new
+// tab (target=_blank), and returns that tab, closed when the test ends.
+// The tab is attached after it began loading: what it received before is
+// not in its record, so check what it holds.
+func (tb *tab) followNew(selector string) *tab {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, browserWait)
+	defer cancel()
+	opened := chromedp.WaitNewTarget(ctx, func(i *target.Info) bool { return i.Type == "page" })
+	tb.do(chromedp.Click(chromedp.CSS(selector)))
+	var id target.ID
+	select {
+	case id = <-opened:
+	case <-ctx.Done():
+		tb.t.Fatalf("clicking %s opened no tab in %v%s", selector, browserWait, tb.problemList())
+	}
+	tctx, tcancel := chromedp.NewContext(tb.ctx, chromedp.WithTargetID(id))
+	tb.t.Cleanup(tcancel)
+	nt := &tab{t: tb.t, ctx: tctx, requests: map[string]string{}}
+	if err := chromedp.Listen(tctx, nt.event); err != nil {
+		tb.t.Fatalf("listening to the new tab: %v", err)
+	}
+	nt.do() // attaches
+	return nt
+}
+
 // event records what the tab received; it runs on the tab's reading
 // goroutine, so it only stores.
 func (tb *tab) event(ev any) {
@@ -206,16 +233,12 @@ func (tb *tab) problemList() string {
 	return "\npage problems:\n  " + strings.Join(tb.problems, "\n  ")
 }
 
-// everything is all the page holds and received: its DOM (with the
-// values of inputs), the bodies of its answers, the event stream's
-// messages, and its cookies and storage.
+// everything is all the page holds and received: what it holds, the
+// bodies of its answers and the event stream's messages.
 func (tb *tab) everything() string {
 	tb.t.Helper()
 	var b strings.Builder
-	b.WriteString(eval[string](tb, `document.documentElement.outerHTML`))
-	b.WriteString(eval[string](tb, `JSON.stringify([...document.querySelectorAll('input, textarea, select')].map((e) => e.value))`))
-	b.WriteString(eval[string](tb, `JSON.stringify({cookie: document.cookie, local: Object.entries(localStorage), session: Object.entries(sessionStorage)})`))
-	b.WriteString(eval[string](tb, `indexedDB.databases().then((d) => JSON.stringify(d))`))
+	b.WriteString(tb.held())
 	tb.mu.Lock()
 	ids := append([]network.RequestID(nil), tb.responses...)
 	b.WriteString(strings.Join(tb.streamed, "\n"))
@@ -233,6 +256,18 @@ func (tb *tab) everything() string {
 	if fetched == 0 {
 		tb.t.Fatalf("no response body of the page could be read (%d loads)", len(ids))
 	}
+	return b.String()
+}
+
+// held is what the page holds: its DOM (with the values of inputs), and
+// its storage; the browser holding any cookie fails the test.
+func (tb *tab) held() string {
+	tb.t.Helper()
+	var b strings.Builder
+	b.WriteString(eval[string](tb, `document.documentElement.outerHTML`))
+	b.WriteString(eval[string](tb, `JSON.stringify([...document.querySelectorAll('input, textarea, select')].map((e) => e.value))`))
+	b.WriteString(eval[string](tb, `JSON.stringify({cookie: document.cookie, local: Object.entries(localStorage), session: Object.entries(sessionStorage)})`))
+	b.WriteString(eval[string](tb, `indexedDB.databases().then((d) => JSON.stringify(d))`))
 	cookies, err := chromedp.Call(tb.ctx, network.GetCookies, network.GetCookiesParams{})
 	if err != nil {
 		tb.t.Fatalf("reading cookies: %v", err)

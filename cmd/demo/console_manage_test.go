@@ -16,6 +16,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 	"github.com/openprogram/mcpvisor/runtime"
 )
 
@@ -76,6 +77,7 @@ func TestConsoleManage(t *testing.T) {
 	}}
 	writeJSONFile(t, home, ".cursor/mcp.json", cursor)
 	keyA, keyB := pkcs8(t), pkcs8(t)
+	as := oauthfake.New(t) // before the runtime: it outlives its shutdown
 	ex := exampleConfig("ex", nil)
 	ex.Command = append(ex.Command, "-update-tool")
 	off := exampleConfig("off", nil)
@@ -87,9 +89,46 @@ func TestConsoleManage(t *testing.T) {
 		config.Server{Name: "oa", Type: config.TypeHTTP, Enabled: true, URL: plain, Auth: &config.Auth{Kind: config.AuthOAuth, ClientID: "cid", ClientSecret: secretC}},
 		config.Server{Name: "cc", Type: config.TypeHTTP, Enabled: true, URL: "http://127.0.0.1:1/mcp",
 			Auth: &config.Auth{Kind: config.AuthClientCredentials, ClientID: "cid", PrivateKey: keyA, TokenEndpointAuthMethod: config.AuthMethodPrivateKeyJWT}},
+		as.Config("login"),
 	)
 	browser := newBrowser(t)
 	tb := openTab(t, browser, url)
+
+	t.Run("the authorize link while a login waits, followed", func(t *testing.T) {
+		tb.t = t
+		link := `article[data-server=login] .authorize a`
+		tb.waitJS("login authorizing, its link shown", stateIs("login", "authorizing")+` && `+sel(link, "true"))
+		var want string
+		for _, s := range rt.Servers() {
+			if s.Name == "login" {
+				want = s.AuthorizeURL
+			}
+		}
+		got := eval[map[string]string](tb, `((a) => ({href: a.getAttribute('href'), target: a.target, rel: a.rel, text: a.textContent}))(document.querySelector(`+js(link)+`))`)
+		if want == "" || got["href"] != want || !strings.HasPrefix(want, as.URL+"/authorize?") ||
+			got["target"] != "_blank" || got["rel"] != "noopener noreferrer" || got["text"] != "authorize" {
+			t.Errorf("the authorize link: %v; want href %s (the status's), target _blank, rel noopener noreferrer", got, want)
+		}
+		// The user clicks it: the new tab goes to the authorization
+		// server, which redirects at once to the runtime's callback.
+		login := tb.followNew(link)
+		login.waitJS("the callback's page", `document.querySelector('h1')?.textContent === 'Logged in' && location.origin !== `+js(as.URL))
+		if opener := eval[bool](login, `window.opener === null && document.referrer === ''`); !opener {
+			t.Error("the login tab has an opener or a referrer from the console")
+		}
+		tb.waitJS("login ready with its tools, the link gone", stateIs("login", "ready")+` && `+onCard("login",
+			`!c.querySelector('.authorize a') && /^tools \([1-9]\d*\)$/.test(c.querySelector('details.tools > summary').textContent)`))
+		if authorizes, _, codes, _ := as.Counts(); authorizes != 1 || codes != 1 {
+			t.Errorf("the authorization server saw %d authorizations and %d code grants, want 1 and 1", authorizes, codes)
+		}
+		held := login.held()
+		for _, s := range []string{oauthfake.AccessMarker, oauthfake.RefreshMarker, oauthfake.SecretMarker} {
+			if strings.Contains(held, s) {
+				t.Errorf("the login tab holds the planted secret %.12s", s)
+			}
+		}
+		login.noProblems()
+	})
 
 	t.Run("next retry of a server in backoff", func(t *testing.T) {
 		tb.t = t
@@ -261,9 +300,10 @@ func TestConsoleManage(t *testing.T) {
 	t.Run("no secret reaches the page", func(t *testing.T) {
 		tb.t = t
 		all := tb.everything()
-		for _, s := range []string{secretToken, secretT2, secretC, secretC2, secretCatEnv, secretCatHdr, keyA[40:80], keyB[40:80]} {
+		for _, s := range []string{secretToken, secretT2, secretC, secretC2, secretCatEnv, secretCatHdr, keyA[40:80], keyB[40:80],
+			oauthfake.AccessMarker, oauthfake.RefreshMarker, oauthfake.SecretMarker} {
 			if strings.Contains(all, s) {
-				t.Errorf("the page holds or received the planted secret %.18s", s)
+				t.Errorf("the page holds or received the planted secret %.16s", s)
 			}
 		}
 		if !strings.Contains(all, "cathttp") || !strings.Contains(all, "****") {
