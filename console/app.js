@@ -194,8 +194,13 @@ const refreshAll = debounce(async () => {
   for (const n of [...cards.keys()]) if (!names.includes(n)) remove(n);
   if (!names.length) fill(list, h('p', { class: 'muted', 'data-empty': '' }, 'no servers configured: add one, or apply one from the catalog'));
   else list.querySelector(':scope > p')?.remove();
+  // In file order, moving only a card out of place: a moved card loses
+  // the focus and the text selection of the form being typed in.
+  let at = list.firstElementChild;
   for (const s of res.servers || []) {
-    list.append(card(s.name).root); // in file order
+    const root = card(s.name).root;
+    if (root === at) at = at.nextElementSibling;
+    else list.insertBefore(root, at);
     if (!cards.get(s.name).entry) draw(s);
     refreshServer(s.name);
   }
