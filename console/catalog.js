@@ -19,14 +19,16 @@ function applyForm(entry, onApplied) {
     const e = { source: entry.source, file: entry.file, name: entry.name };
     if (as.value.trim()) e.as = as.value.trim();
     if (overlay.value.trim()) {
-      try { e.config = JSON.parse(overlay.value); } catch (err) { out.textContent = `overlay is not JSON: ${err.message}`; return; }
+      // Never err.message: Chromium's quotes the input around the error,
+      // and the overlay may hold a secret.
+      try { e.config = JSON.parse(overlay.value); } catch { out.textContent = 'overlay: not valid JSON'; out.className = 'apply-result status-bad'; return; }
     }
     try {
       const res = await api('POST', '/api/mcp/catalog/apply', { entries: [e] });
       const r = (res.results || [])[0] || {};
       out.textContent = r.status + (r.error ? `: ${r.error}` : '') + (r.field ? ` (field ${r.field})` : '');
       out.className = `apply-result status-${r.status === 'added' ? 'ok' : 'bad'}`;
-      if (r.status === 'added') { toast(`added ${r.server}`); onApplied(); }
+      if (r.status === 'added') { overlay.value = ''; toast(`added ${r.server}`); onApplied(); }
     } catch (err) {
       out.textContent = err.message;
       out.className = 'apply-result status-bad';
@@ -56,7 +58,12 @@ function pasteBox() {
   const out = h('div', { class: 'diff', 'data-paste-diff': '' });
   const form = h('form', { class: 'apply', onsubmit: async (ev) => {
     ev.preventDefault();
-    try { fill(out, diffTable(await api('POST', '/api/mcp/catalog/diff', { format: format.value, content: content.value }))); } catch (e) { fill(out, h('p', { class: 'error' }, e.message)); }
+    // The pasted content may hold secrets: once answered, it is not kept.
+    try {
+      const res = await api('POST', '/api/mcp/catalog/diff', { format: format.value, content: content.value });
+      content.value = '';
+      fill(out, diffTable(res));
+    } catch (e) { fill(out, h('p', { class: 'error' }, e.message)); }
   } }, h('label', {}, 'format ', format), content, h('button', { type: 'submit' }, 'Diff'), out);
   return h('details', { 'data-paste': '' }, h('summary', {}, 'Diff a pasted config (diff only: add its servers with Add server)'), form);
 }

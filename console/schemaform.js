@@ -40,7 +40,8 @@ function field(name, p, required) {
     input = h('textarea', { id, name, rows: 3, spellcheck: 'false', placeholder: `${t} as JSON` });
     read = () => {
       if (input.value.trim() === '') return undefined;
-      try { return JSON.parse(input.value); } catch (e) { throw new Error(`${name}: not JSON (${e.message})`); }
+      // Never e.message: Chromium's quotes the input, which may hold a secret.
+      try { return JSON.parse(input.value); } catch { throw new Error(`${name}: not valid JSON`); }
     };
   }
   const label = h('label', { for: id }, name, required ? h('span', { class: 'req' }, ' *') : null, ` (${t})`);

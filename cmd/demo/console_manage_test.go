@@ -22,11 +22,12 @@ import (
 
 // More marker secrets: auth secrets, and a catalog source's.
 const (
-	secretT2     = "console-secret-t-93b0e1d4" // a bearer token typed in
-	secretC      = "console-secret-C-0f7a2c61" // a stored client secret
-	secretC2     = "console-secret-c-5d18e9b3" // a client secret typed in
-	secretCatEnv = "console-secret-E-71c4a8f0" // in a catalog source file's env
-	secretCatHdr = "console-secret-K-2a9d63e5" // in a catalog source file's headers
+	secretT2      = "console-secret-t-93b0e1d4" // a bearer token typed in
+	secretC       = "console-secret-C-0f7a2c61" // a stored client secret
+	secretC2      = "console-secret-c-5d18e9b3" // a client secret typed in
+	secretCatEnv  = "console-secret-E-71c4a8f0" // in a catalog source file's env
+	secretCatHdr  = "console-secret-K-2a9d63e5" // in a catalog source file's headers
+	secretOverlay = "console-secret-O-6e2b17d9" // in a catalog apply's overlay
 )
 
 // pkcs8 is a new P-256 key as PKCS #8 PEM.
@@ -272,8 +273,26 @@ func TestConsoleManage(t *testing.T) {
 		if body := tb.sent("POST", "/api/mcp/catalog/diff"); !strings.HasPrefix(body, `{"format":"cursor","content":`) {
 			t.Errorf("pasted diff sent %.40s…", body)
 		}
-		// What the test typed is no answer: clear it before the grep.
-		tb.do(chromedp.Evaluate[chromedp.Void](paste + `.querySelector('textarea').value = ''`))
+		tb.waitJS("the pasted config cleared", paste+`.querySelector('textarea').value === ''`)
+
+		// A broken overlay holding a secret: the page says so without
+		// quoting it (Chromium's JSON.parse message quotes the input).
+		apply := `#tab-catalog tr[data-entry="cursor/cathttp"]`
+		tb.do(chromedp.Click(chromedp.CSS(apply+` button`)),
+			chromedp.SetValue(chromedp.CSS(apply+` input[name=as]`), "cathttp2"),
+			chromedp.SetValue(chromedp.CSS(apply+` textarea[name=overlay]`), `{"headers": {"X-Key": "`+secretOverlay+`}}`),
+			chromedp.Click(chromedp.CSS(apply+` button[type=submit]`)))
+		tb.waitJS("the overlay refused", sel(apply+` .apply-result`, `e.textContent === 'overlay: not valid JSON'`))
+		if strings.Contains(eval[string](tb, `document.documentElement.outerHTML + document.body.innerText`), secretOverlay) {
+			t.Error("the broken overlay's secret is in the page")
+		}
+		// Fixed, it is applied, and the overlay no longer kept.
+		tb.do(chromedp.SetValue(chromedp.CSS(apply+` textarea[name=overlay]`), `{"headers": {"X-Key": "`+secretOverlay+`"}}`),
+			chromedp.Click(chromedp.CSS(apply+` button[type=submit]`)))
+		tb.waitJS("cathttp2 added, the overlay cleared", sel(apply+` .apply-result`, `e.textContent === 'added'`)+` && `+sel(apply+` textarea[name=overlay]`, `e.value === ''`))
+		if s, ok := readFile(t, dir).Get("cathttp2"); !ok || s.Headers["X-Key"] != secretOverlay {
+			t.Errorf("cathttp2 on disk: %v, want its overlay's header", ok)
+		}
 		tb.do(chromedp.Click(chromedp.CSS(`nav button[data-tab=servers]`)))
 	})
 
@@ -300,7 +319,7 @@ func TestConsoleManage(t *testing.T) {
 	t.Run("no secret reaches the page", func(t *testing.T) {
 		tb.t = t
 		all := tb.everything()
-		for _, s := range []string{secretToken, secretT2, secretC, secretC2, secretCatEnv, secretCatHdr, keyA[40:80], keyB[40:80],
+		for _, s := range []string{secretToken, secretT2, secretC, secretC2, secretCatEnv, secretCatHdr, secretOverlay, keyA[40:80], keyB[40:80],
 			oauthfake.AccessMarker, oauthfake.RefreshMarker, oauthfake.SecretMarker} {
 			if strings.Contains(all, s) {
 				t.Errorf("the page holds or received the planted secret %.16s", s)
