@@ -23,7 +23,9 @@ function secretInput(attrs, multiline) {
 
 // secretField is one auth secret: the stored mask, an empty input, a
 // delete control. value() is undefined (untouched: not sent), "" (delete)
-// or the new value.
+// or the new value. A secret the stored auth kind requires (stored.required)
+// keeps its delete control, labelled: the API refuses the delete until the
+// kind changes, and its refusal names the field.
 function secretField(key, label, stored, multiline) {
   const input = secretInput({ name: key, 'data-secret': key }, multiline);
   let deleted = false;
@@ -37,7 +39,8 @@ function secretField(key, label, stored, multiline) {
     : null;
   const row = h('div', { class: 'field secret-field' }, h('label', {}, label),
     stored.has ? h('span', { class: 'stored', 'data-stored': key }, stored.text) : h('span', { class: 'stored muted' }, 'none stored'),
-    input, del);
+    input, del,
+    stored.has && stored.required ? h('small', { class: 'muted', 'data-required': key }, `required by ${stored.required}: to delete it, change the auth kind`) : null);
   return { el: row, value: () => (deleted ? '' : input.value === '' ? undefined : input.value) };
 }
 
@@ -150,9 +153,12 @@ export function serverForm(entry, onDone, onCancel) {
   const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: e.enabled !== false });
   const env = secretMap('env', e.env);
   const headers = secretMap('headers', e.headers);
-  const token = secretField('auth.token', 'bearer token', { has: a.has_token, text: a.token_reference ? `= ${a.token_reference}` : a.token_masked });
-  const secret = secretField('auth.client_secret', 'client secret', { has: a.has_client_secret, text: a.client_secret_reference ? `= ${a.client_secret_reference}` : a.client_secret_masked });
-  const key = secretField('auth.private_key', 'private key (PKCS#8 PEM)', { has: a.has_private_key, text: a.private_key_reference ? `= ${a.private_key_reference}` : a.private_key_masked }, true);
+  // What the stored kind requires: bearer its token, client_credentials
+  // one credential (the secret or the key: the only one stored).
+  const ccOnly = a.kind === 'client_credentials' && a.has_client_secret !== a.has_private_key ? 'client_credentials (its only credential)' : '';
+  const token = secretField('auth.token', 'bearer token', { has: a.has_token, text: a.token_reference ? `= ${a.token_reference}` : a.token_masked, required: a.kind === 'bearer' ? 'bearer' : '' });
+  const secret = secretField('auth.client_secret', 'client secret', { has: a.has_client_secret, text: a.client_secret_reference ? `= ${a.client_secret_reference}` : a.client_secret_masked, required: ccOnly });
+  const key = secretField('auth.private_key', 'private key (PKCS#8 PEM)', { has: a.has_private_key, text: a.private_key_reference ? `= ${a.private_key_reference}` : a.private_key_masked, required: ccOnly }, true);
 
   const local = h('div', { class: 'group' }, command.el, f.cwd.el, env.el);
   const remote = h('div', { class: 'group' }, f.url.el, headers.el, f.kind.el);
