@@ -209,16 +209,22 @@ const refreshAll = debounce(async () => {
 
 // The event stream. The browser reconnects by itself and resumes with
 // Last-Event-ID; after a 503 (the runtime stopping) it gives up, and the
-// page opens a new stream from the last id it saw.
+// page opens a new stream from the last id it saw: after 1 s, doubled on
+// each failed open up to 10 s (a runtime being restarted is back soon; one
+// gone is not hammered).
 const live = document.getElementById('live');
 let lastId = '';
+let reopenDelay = 1000;
 function listen() {
   const es = new EventSource(lastId ? `/api/mcp/events?last_event_id=${seg(lastId)}` : '/api/mcp/events');
-  es.onopen = () => { live.textContent = 'live'; live.className = 'live on'; refreshAll(); };
+  es.onopen = () => { reopenDelay = 1000; live.textContent = 'live'; live.className = 'live on'; refreshAll(); };
   es.onerror = () => {
     live.textContent = 'reconnecting…';
     live.className = 'live off';
-    if (es.readyState === EventSource.CLOSED) setTimeout(listen, 3000);
+    if (es.readyState === EventSource.CLOSED) {
+      setTimeout(listen, reopenDelay);
+      reopenDelay = Math.min(reopenDelay * 2, 10000);
+    }
   };
   const on = (ev) => {
     if (ev.lastEventId) lastId = ev.lastEventId;

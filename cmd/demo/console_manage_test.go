@@ -333,8 +333,11 @@ func TestConsoleManage(t *testing.T) {
 
 	t.Run("event stream cut: the page resumes and catches up", func(t *testing.T) {
 		tb.t = t
+		began := time.Now()
+		defer func() { t.Logf("the stream cut took %v", time.Since(began)) }()
 		tb.waitJS("off disabled", stateIs("off", "disabled"))
 		cutter.cut()
+		tb.waitJS("the page sees the stream cut", `document.getElementById('live').textContent === 'reconnecting…'`)
 		if _, err := rt.PatchServer(context.Background(), "off", []byte(`{"enabled":true}`)); err != nil {
 			t.Fatal(err)
 		}
