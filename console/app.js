@@ -98,9 +98,14 @@ function draw(d) {
 // drawLists re-draws a card's tools and prompts when their names changed.
 function drawLists(c) {
   const mine = tools.filter((t) => t.server === c.name);
-  const sig = JSON.stringify(mine.map((t) => [t.name, t.description, t.input_schema, t.annotations, t.output_schema]));
+  const sig = JSON.stringify(mine.map((t) => [t.name, t.title, t.description, t.input_schema, t.annotations, t.output_schema]));
   if (sig !== c.toolSig) {
     c.toolSig = sig;
+    // A note about a tool no longer listed goes with it. One about a tool
+    // still listed stays: its event may come before the list that holds
+    // its new schema, and is sent once per schema.
+    const names = new Set(mine.map((t) => t.name));
+    for (const n of c.notes.querySelectorAll('[data-note]')) if (!names.has(n.dataset.note)) n.remove();
     c.toolsSummary.textContent = `tools (${mine.length})`;
     fill(c.toolList, mine.map((t) => {
       const body = h('div', {});

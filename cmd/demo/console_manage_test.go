@@ -8,11 +8,14 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/testutil"
@@ -73,6 +76,31 @@ func refused(tb *tab, name, key string) string {
 	return tb.sent("PATCH", "/api/mcp/servers/"+name)
 }
 
+// schemaServer is a Streamable HTTP MCP server on loopback, with
+// sessions (it tells the runtime when its tools change), with one tool,
+// "good"; badTool is one whose output schema is past the runtime's
+// nesting bound (unusable).
+func schemaServer(t *testing.T) (string, *mcp.Server) {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "schema", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "good", InputSchema: json.RawMessage(`{"type":"object"}`)}, noResult)
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	return hs.URL + "/mcp", srv
+}
+
+func noResult(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{}, nil
+}
+
+func badTool() *mcp.Tool {
+	deep := `{"type":"object"}`
+	for range 70 {
+		deep = `{"type":"object","properties":{"a":` + deep + `}}`
+	}
+	return &mcp.Tool{Name: "bad", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(deep)}
+}
+
 func openEdit(tb *tab, name string) string {
 	tb.t.Helper()
 	form := `form[data-form=edit-` + name + `]`
@@ -93,6 +121,7 @@ func TestConsoleManage(t *testing.T) {
 	writeJSONFile(t, home, ".cursor/mcp.json", cursor)
 	keyA, keyB := pkcs8(t), pkcs8(t)
 	as := oauthfake.New(t) // before the runtime: it outlives its shutdown
+	schURL, sch := schemaServer(t)
 	ex := exampleConfig("ex", nil)
 	ex.Command = append(ex.Command, "-update-tool")
 	off := exampleConfig("off", nil)
@@ -106,6 +135,7 @@ func TestConsoleManage(t *testing.T) {
 		config.Server{Name: "cc", Type: config.TypeHTTP, Enabled: false, URL: "http://127.0.0.1:1/mcp",
 			Auth: &config.Auth{Kind: config.AuthClientCredentials, ClientID: "cid", PrivateKey: keyA, TokenEndpointAuthMethod: config.AuthMethodPrivateKeyJWT}},
 		as.Config("login"),
+		config.Server{Name: "sch", Type: config.TypeHTTP, Enabled: true, URL: schURL},
 	)
 	browser := newBrowser(t)
 	tb := openTab(t, browser, url)
@@ -352,6 +382,17 @@ func TestConsoleManage(t *testing.T) {
 				reconnect, reopen, cutter.requests())
 		}
 		tb.expectProblem("status of 503 (Service Unavailable)") // the cutter's
+	})
+
+	t.Run("an unusable output schema's note goes with its tool", func(t *testing.T) {
+		tb.t = t
+		note := `article[data-server=sch] [data-note="sch__bad"]`
+		tb.waitJS("sch ready", stateIs("sch", "ready"))
+		sch.AddTool(badTool(), noResult) // after the page listens: it sees the event
+		tb.waitJS("sch's note on bad", sel(note, `e.textContent.startsWith('tool sch__bad: its output schema is unusable')`))
+		tb.waitJS("bad listed", onCard("sch", `c.querySelector('details.tools > summary').textContent === 'tools (2)'`))
+		sch.RemoveTools("bad")
+		tb.waitJS("bad gone from sch's tools, its note with it", onCard("sch", `c.querySelector('details.tools > summary').textContent === 'tools (1)'`)+` && !document.querySelector(`+js(note)+`)`)
 	})
 
 	t.Run("no secret reaches the page", func(t *testing.T) {
