@@ -4,6 +4,12 @@
 
 const props = new Set(['value', 'checked', 'disabled', 'hidden', 'selected', 'open', 'readOnly']);
 
+// refused are the attributes h never sets: a style attribute (the CSP
+// refuses inline style; app.css styles the page), srcdoc (a document from
+// a string) and href (a link is made by httpLink only, which checks its
+// scheme).
+const refused = new Set(['style', 'srcdoc', 'href']);
+
 // h makes an element: attrs are attributes (props above are set as
 // properties, on* as listeners, class as className); children are nodes or
 // strings (text), arrays flattened, null/false skipped.
@@ -11,6 +17,7 @@ export function h(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v == null || v === false) continue;
+    if (refused.has(k.toLowerCase())) throw new Error(`h: the attribute ${k} is not set here`);
     if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else if (k === 'class') e.className = v;
     else if (props.has(k)) e[k] = v;
@@ -49,7 +56,9 @@ export function toast(msg, bad) {
 // scheme is shown as text only.
 export function httpLink(url, text) {
   if (!/^https?:\/\//i.test(url)) return h('span', { class: 'url' }, url);
-  return h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, text || url);
+  const a = h('a', { target: '_blank', rel: 'noopener noreferrer' }, text || url);
+  a.setAttribute('href', url);
+  return a;
 }
 
 // debounce runs fn once, wait ms after the last of a burst of calls.

@@ -144,7 +144,13 @@ func TestConsoleFilesAreSafe(t *testing.T) {
 	files := console.Files()
 	names, _ := fs.Glob(files, "*")
 	forbidden := []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
-		"localStorage", "sessionStorage", "indexedDB", "document.cookie", "caches.", "http://", "https://cdn", "//unpkg", "//cdn"}
+		"localStorage", "sessionStorage", "indexedDB", "document.cookie", "caches.", "http://", "https://cdn", "//unpkg", "//cdn",
+		// A style attribute (the CSP's refusal would break the page; the
+		// CSSOM, el.style.x =, is allowed), a document from a string, a
+		// frame, a script URL, a window the page controls.
+		"setAttribute('style'", `setAttribute("style"`, ".srcdoc", "setAttribute('srcdoc'", "<iframe", "'iframe'", "javascript:", "window.open"}
+	// Attributes passed to h() (dom.js refuses them too): links only by httpLink.
+	hKeys := regexp.MustCompile(`(?i)[{,]\s*['"]?(style|srcdoc|href)['"]?\s*:`)
 	var total int
 	for _, name := range names {
 		data, _ := fs.ReadFile(files, name)
@@ -153,6 +159,11 @@ func TestConsoleFilesAreSafe(t *testing.T) {
 		for _, bad := range forbidden {
 			if strings.Contains(text, bad) {
 				t.Errorf("%s holds %q", name, bad)
+			}
+		}
+		if strings.HasSuffix(name, ".js") {
+			for _, m := range hKeys.FindAllString(text, -1) {
+				t.Errorf("%s passes %q to an element", name, m)
 			}
 		}
 	}

@@ -176,6 +176,15 @@ func TestConsoleManage(t *testing.T) {
 		login.noProblems()
 	})
 
+	t.Run("h() refuses style, srcdoc and href", func(t *testing.T) {
+		tb.t = t
+		got := eval[string](tb, `import('/assets/dom.js').then((m) => ['style', 'srcdoc', 'href', 'HREF', 'title'].map((k) => {
+			try { m.h('a', {[k]: 'x'}); return k + ' set'; } catch { return k + ' refused'; } }).join())`)
+		if want := "style refused,srcdoc refused,href refused,HREF refused,title set"; got != want {
+			t.Errorf("h(): %s, want %s", got, want)
+		}
+	})
+
 	t.Run("next retry of a server in backoff", func(t *testing.T) {
 		tb.t = t
 		tb.waitJS("back's next retry, dated and relative", onCard("back",
