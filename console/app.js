@@ -143,7 +143,18 @@ async function act(name, method, path, done, body) {
   refreshServer(name);
 }
 
+// editing says whether c's edit form is open, and then keeps it: Edit and
+// Delete do not replace a form being filled in (it is saved or cancelled).
+function editing(c) {
+  const form = c.edit.querySelector('form');
+  if (!form) return false;
+  toast(`${c.name}: its edit form is open: save or cancel it first`, true);
+  form.scrollIntoView({ block: 'nearest' });
+  return true;
+}
+
 function confirmDelete(c) {
+  if (editing(c)) return;
   fill(c.edit, h('div', { class: 'confirm' }, `Delete ${c.name}? Its processes stop and its entry leaves the config file. `,
     h('button', { type: 'button', class: 'danger', 'data-action': 'confirm-delete', onclick: async () => {
       try {
@@ -157,6 +168,7 @@ function confirmDelete(c) {
 
 async function edit(name) {
   const c = card(name);
+  if (editing(c)) return;
   try {
     const entry = await api('GET', `/api/mcp/servers/${seg(name)}`); // the masked form: no secret
     fill(c.edit, serverForm(entry, (saved) => { c.edit.replaceChildren(); toast(`${name} saved`); draw({ ...c.entry, ...saved }); refreshServer(name); },
@@ -260,6 +272,9 @@ const actorsSoon = debounce(() => loadActors(document.getElementById('tab-actors
 // Tabs.
 for (const b of document.querySelectorAll('nav button')) {
   b.addEventListener('click', () => {
+    // The tab shown stays as it is: re-reading it would lose what is being
+    // typed in it (an apply overlay, a pasted config).
+    if (b.classList.contains('on')) return;
     for (const o of document.querySelectorAll('nav button')) o.classList.toggle('on', o === b);
     for (const s of document.querySelectorAll('main > section')) s.hidden = s.id !== `tab-${b.dataset.tab}`;
     if (b.dataset.tab === 'catalog') loadCatalog(document.getElementById('tab-catalog'), refreshAll);

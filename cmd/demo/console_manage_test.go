@@ -278,6 +278,13 @@ func TestConsoleManage(t *testing.T) {
 		tb.waitJS("tok ready", stateIs("tok", "ready"))
 		form := openEdit(tb, "tok")
 		tb.do(chromedp.SendKeys(chromedp.CSS(form+` input[data-secret="auth.token"]`), secretT2))
+		// Edit and Delete keep the open form, and what is typed in it.
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=tok] button[data-action=edit]`)),
+			chromedp.Click(chromedp.CSS(`article[data-server=tok] button[data-action=delete]`)))
+		tb.waitJS("the toast: the form is open", sel(`#toast`, `e.textContent === 'tok: its edit form is open: save or cancel it first'`))
+		if !eval[bool](tb, sel(form+` input[data-secret="auth.token"]`, `e.value === `+js(secretT2))+` && !document.querySelector('article[data-server=tok] [data-action=confirm-delete]')`) {
+			t.Error("Edit or Delete replaced tok's open edit form")
+		}
 		if body, saved := saveForm(tb, "tok"); !saved || body != `{"auth":{"token":"`+secretT2+`"}}` {
 			t.Errorf("new token: saved %v, sent %d bytes (not shown: it holds the secret)", saved, len(body))
 		}
@@ -342,7 +349,12 @@ func TestConsoleManage(t *testing.T) {
 		paste := `document.querySelector('#tab-catalog details[data-paste]')`
 		tb.do(chromedp.Click(chromedp.CSS(`#tab-catalog details[data-paste] > summary`)),
 			chromedp.Evaluate[chromedp.Void](paste+`.querySelector('select').value = 'cursor'; `+paste+`.querySelector('textarea').value = `+js(string(content))),
-			chromedp.Click(chromedp.CSS(`#tab-catalog details[data-paste] button[type=submit]`)))
+			// The tab shown, clicked, is not re-read: the paste stays.
+			chromedp.Click(chromedp.CSS(`nav button[data-tab=catalog]`)))
+		if !eval[bool](tb, paste+`.open && `+paste+`.querySelector('textarea').value !== ''`) {
+			t.Error("clicking the catalog tab while shown lost the pasted config")
+		}
+		tb.do(chromedp.Click(chromedp.CSS(`#tab-catalog details[data-paste] button[type=submit]`)))
 		tb.waitJS("the pasted config's diff", sel(`#tab-catalog [data-paste-diff] tr[data-diff=cathttp] td.diff-add`, "true"))
 		if body := tb.sent("POST", "/api/mcp/catalog/diff"); !strings.HasPrefix(body, `{"format":"cursor","content":`) {
 			t.Errorf("pasted diff sent %.40s…", body)
