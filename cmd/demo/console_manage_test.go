@@ -25,12 +25,15 @@ import (
 
 // More marker secrets: auth secrets, and a catalog source's.
 const (
-	secretT2      = "console-secret-t-93b0e1d4" // a bearer token typed in
-	secretC       = "console-secret-C-0f7a2c61" // a stored client secret
-	secretC2      = "console-secret-c-5d18e9b3" // a client secret typed in
-	secretCatEnv  = "console-secret-E-71c4a8f0" // in a catalog source file's env
-	secretCatHdr  = "console-secret-K-2a9d63e5" // in a catalog source file's headers
-	secretOverlay = "console-secret-O-6e2b17d9" // in a catalog apply's overlay
+	secretT2     = "console-secret-t-93b0e1d4" // a bearer token typed in
+	secretC      = "console-secret-C-0f7a2c61" // a stored client secret
+	secretC2     = "console-secret-c-5d18e9b3" // a client secret typed in
+	secretCatEnv = "console-secret-E-71c4a8f0" // in a catalog source file's env
+	secretCatHdr = "console-secret-K-2a9d63e5" // in a catalog source file's headers
+	// These two start with what is unique to them: Chromium's JSON.parse
+	// message quotes about 10 characters from where the input broke.
+	secretOverlay = "k6e2b17dO-console-secret" // in a catalog apply's overlay
+	secretArgs    = "qc83f04aA-console-secret" // in a tool's arguments as JSON
 )
 
 // pkcs8 is a new P-256 key as PKCS #8 PEM.
@@ -78,12 +81,12 @@ func refused(tb *tab, name, key string) string {
 
 // schemaServer is a Streamable HTTP MCP server on loopback, with
 // sessions (it tells the runtime when its tools change), with one tool,
-// "good"; badTool is one whose output schema is past the runtime's
+// "good" (its argument an object: a JSON textarea); badTool is one whose output schema is past the runtime's
 // nesting bound (unusable).
 func schemaServer(t *testing.T) (string, *mcp.Server) {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "schema", Version: "1"}, nil)
-	srv.AddTool(&mcp.Tool{Name: "good", InputSchema: json.RawMessage(`{"type":"object"}`)}, noResult)
+	srv.AddTool(&mcp.Tool{Name: "good", InputSchema: json.RawMessage(`{"type":"object","properties":{"cfg":{"type":"object"}}}`)}, noResult)
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(hs.Close)
 	return hs.URL + "/mcp", srv
@@ -99,6 +102,17 @@ func badTool() *mcp.Tool {
 		deep = `{"type":"object","properties":{"a":` + deep + `}}`
 	}
 	return &mcp.Tool{Name: "bad", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(deep)}
+}
+
+// leaksThroughMessage checks that the broken JSON input is one this
+// browser's JSON.parse error message quotes the start of secret from: the
+// input a test uses to show the page does not.
+func leaksThroughMessage(tb *tab, input, secret string) {
+	tb.t.Helper()
+	msg := eval[string](tb, `(() => { try { JSON.parse(`+js(input)+`); return ''; } catch (e) { return e.message; } })()`)
+	if !strings.Contains(msg, secret[:8]) {
+		tb.t.Fatalf("this browser's JSON.parse message does not quote the input (%d bytes): the test cannot show the page hides it", len(msg))
+	}
 }
 
 func openEdit(tb *tab, name string) string {
@@ -364,12 +378,14 @@ func TestConsoleManage(t *testing.T) {
 		// A broken overlay holding a secret: the page says so without
 		// quoting it (Chromium's JSON.parse message quotes the input).
 		apply := `#tab-catalog tr[data-entry="cursor/cathttp"]`
+		brokenOverlay := `{"headers": {"X-Key": ` + secretOverlay + `}}`
+		leaksThroughMessage(tb, brokenOverlay, secretOverlay)
 		tb.do(chromedp.Click(chromedp.CSS(apply+` button`)),
 			chromedp.SetValue(chromedp.CSS(apply+` input[name=as]`), "cathttp2"),
-			chromedp.SetValue(chromedp.CSS(apply+` textarea[name=overlay]`), `{"headers": {"X-Key": "`+secretOverlay+`}}`),
+			chromedp.SetValue(chromedp.CSS(apply+` textarea[name=overlay]`), brokenOverlay),
 			chromedp.Click(chromedp.CSS(apply+` button[type=submit]`)))
 		tb.waitJS("the overlay refused", sel(apply+` .apply-result`, `e.textContent === 'overlay: not valid JSON'`))
-		if strings.Contains(eval[string](tb, `document.documentElement.outerHTML + document.body.innerText`), secretOverlay) {
+		if strings.Contains(eval[string](tb, `document.documentElement.outerHTML + document.body.innerText`), secretOverlay[:8]) {
 			t.Error("the broken overlay's secret is in the page")
 		}
 		// Fixed, it is applied, and the overlay no longer kept.
@@ -414,12 +430,30 @@ func TestConsoleManage(t *testing.T) {
 		tb.waitJS("bad listed", onCard("sch", `c.querySelector('details.tools > summary').textContent === 'tools (2)'`))
 		sch.RemoveTools("bad")
 		tb.waitJS("bad gone from sch's tools, its note with it", onCard("sch", `c.querySelector('details.tools > summary').textContent === 'tools (1)'`)+` && !document.querySelector(`+js(note)+`)`)
+
+		// Tool arguments that are not JSON, holding a secret: refused
+		// without quoting them.
+		good := `article[data-server=sch] details[data-tool=sch__good]`
+		brokenArgs := `{"key": ` + secretArgs + `}`
+		leaksThroughMessage(tb, brokenArgs, secretArgs)
+		tb.do(chromedp.Click(chromedp.CSS(`article[data-server=sch] details.tools > summary`)))
+		tb.waitJS("sch's tools open", sel(`article[data-server=sch] details.tools`, `e.open`))
+		tb.do(chromedp.Click(chromedp.CSS(good + ` > summary`)))
+		tb.waitJS("good's call form", sel(good+` textarea[name=cfg]`, "true"))
+		tb.do(chromedp.SetValue(chromedp.CSS(good+` textarea[name=cfg]`), brokenArgs),
+			chromedp.Click(chromedp.CSS(good+` button[type=submit]`)))
+		tb.waitJS("the arguments refused", sel(good+` .result .error`, `e.textContent === 'cfg: not valid JSON'`))
+		if strings.Contains(eval[string](tb, `document.documentElement.outerHTML + document.body.innerText`), secretArgs[:8]) {
+			t.Error("the broken arguments' secret is in the page")
+		}
+		// What the test typed stays in the input (the user may fix it): clear it before the grep.
+		tb.do(chromedp.Evaluate[chromedp.Void](`document.querySelector(` + js(good+` textarea[name=cfg]`) + `).value = ''`))
 	})
 
 	t.Run("no secret reaches the page", func(t *testing.T) {
 		tb.t = t
 		all := tb.everything()
-		for _, s := range []string{secretToken, secretT2, secretC, secretC2, secretCatEnv, secretCatHdr, secretOverlay, keyA[40:80], keyB[40:80],
+		for _, s := range []string{secretToken, secretT2, secretC, secretC2, secretCatEnv, secretCatHdr, secretOverlay, secretArgs, keyA[40:80], keyB[40:80],
 			oauthfake.AccessMarker, oauthfake.RefreshMarker, oauthfake.SecretMarker} {
 			if strings.Contains(all, s) {
 				t.Errorf("the page holds or received the planted secret %.16s", s)
