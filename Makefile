@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 20s
 
-.PHONY: build test demo bench lint fuzz chaos conformance
+.PHONY: build test demo bench lint fuzz chaos conformance screenshot
 
 build:
 	$(GO) build $(PKGS)
@@ -14,8 +14,11 @@ build:
 # npm (and Node) once, to install themselves: ./peers/, which runs the
 # official server-everything (into .cache/everything) and a fleet of popular
 # servers for tool search (into .cache/fleet), and the conformance suite
-# after the Go tests (into .cache/conformance).
+# after the Go tests (into .cache/conformance). The web console's browser
+# tests drive Debian's Chromium, which scripts/chromium.sh installs with
+# apt-get when /usr/bin/chromium is missing.
 test:
+	./scripts/chromium.sh
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 8m $(PKGS)
 	GO=$(GO) ./scripts/conformance.sh
@@ -70,3 +73,10 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+# docs/console.png: a real screenshot of the web console, servers in
+# several states, through the browser tests' Chromium.
+screenshot:
+	./scripts/chromium.sh
+	@mkdir -p docs
+	$(GO) test -count=1 -run '^TestConsoleScreenshot$$' ./cmd/demo -args -console-screenshot=$(CURDIR)/docs/console.png

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -61,21 +62,21 @@ func TestOAuthEndpointOnOwnAPIRefused(t *testing.T) {
 		clientID string // set: no registration, straight to the token endpoint
 	}{
 		{"registration", "registration_endpoint", ""},
-		{"token", "token_endpoint", "client-1"},
+		{"token", "token_endpoint", oauthfake.ClientID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			as := newAuthServer(t)
-			hostile := as.server("hostile")
+			as := oauthfake.New(t)
+			hostile := as.Config("hostile")
 			hostile.Auth.ClientID = tc.clientID
 			if tc.clientID != "" {
-				hostile.Auth.ClientSecret = oauthSecretMarker
+				hostile.Auth.ClientSecret = oauthfake.SecretMarker
 			}
 			rt := start(t, Options{OpenURL: (&browser{}).open}, exampleServer("victim"))
 			victim := rt.waitFor(t, "victim", status.Ready)
 			var hits apiHits
 			api := hits.serve(t, rt.Handler())
-			as.with(func(a *authServer) {
-				a.endpoints = map[string]string{tc.field: api.URL + "/api/mcp/servers/victim/restart"}
+			as.With(func(a *oauthfake.State) {
+				a.Endpoints = map[string]string{tc.field: api.URL + "/api/mcp/servers/victim/restart"}
 			})
 			rt.AddServer(context.Background(), hostile) // its answer is the state below
 			st := rt.waitFor(t, "hostile", status.Failed, status.NeedsAuth, status.Backoff)
@@ -121,13 +122,13 @@ func TestHandlerRefusesMarkedRequests(t *testing.T) {
 func TestOAuthEndpointOnAnotherPrivateHost(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allow=%v", allow), func(t *testing.T) {
-			as := newAuthServer(t)
+			as := oauthfake.New(t)
 			// 127.0.0.2: another loopback address than the MCP server's.
-			token, conns := testutil.OtherLoopback(t, http.HandlerFunc(as.token))
+			token, conns := testutil.OtherLoopback(t, as.TokenHandler())
 			token += "/token"
-			as.with(func(a *authServer) { a.endpoints = map[string]string{"token_endpoint": token} })
-			srv := as.server("web")
-			srv.Auth.ClientID, srv.Auth.ClientSecret = "client-1", oauthSecretMarker
+			as.With(func(a *oauthfake.State) { a.Endpoints = map[string]string{"token_endpoint": token} })
+			srv := as.Config("web")
+			srv.Auth.ClientID, srv.Auth.ClientSecret = oauthfake.ClientID, oauthfake.SecretMarker
 			rt := start(t, Options{OpenURL: (&browser{}).open, AllowPrivateOAuthHosts: allow}, srv)
 			st := rt.waitFor(t, "web", status.Ready, status.Failed, status.NeedsAuth, status.Backoff)
 			if allow {

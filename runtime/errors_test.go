@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 	"github.com/openprogram/mcpvisor/messages"
 	"github.com/openprogram/mcpvisor/status"
 )
@@ -122,15 +123,15 @@ func TestSentinelsOfTheConfigFile(t *testing.T) {
 // TestErrNeedsLogin: a call that meets a revoked token whose refresh is
 // refused returns ErrNeedsLogin, and the server waits in needs_auth.
 func TestErrNeedsLogin(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	dir := loggedIn(t, as)
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open, Restart: RestartPolicy{Initial: 10 * time.Millisecond}})
 	// Ready shows before the tools are registered (a registered tool
 	// always belongs to a ready server, not the other way round): waitFor
 	// waits for the ToolsChanged that follows.
 	rt.waitFor(t, "web", status.Ready)
-	as.with(func(a *authServer) { a.refuseRefresh = true })
-	as.revokeAccess()
+	as.With(func(a *oauthfake.State) { a.RefuseRefresh = true })
+	as.RevokeAccess()
 	_, err := rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})
 	if !errors.Is(err, ErrNeedsLogin) {
 		t.Errorf("call with a revoked token and a refused refresh: %v, want it to match ErrNeedsLogin", err)

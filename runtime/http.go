@@ -48,7 +48,8 @@ const maxBodyBytes = 1 << 20
 //	POST   /api/mcp/catalog/diff             {"entries": [{"name", "config"}]} or {"format", "content"} → the same
 //	POST   /api/mcp/catalog/apply            {"entries": [{"source", "file", "name", "as", "config"}]} → {"results": [...]}
 //
-// The debug routes are not part of it: see DebugHandler.
+// The debug routes are not part of it: see DebugHandler; nor is the web
+// console that drives it from a browser: see ConsoleHandler.
 //
 // Every answer is JSON with X-Content-Type-Options: nosniff, and every
 // secret in it is masked; the event stream's 200 is the exception

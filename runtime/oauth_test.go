@@ -16,6 +16,7 @@ import (
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 	"github.com/openprogram/mcpvisor/status"
 	"github.com/openprogram/mcpvisor/tokenstore"
 )
@@ -45,7 +46,7 @@ func noLeaks(t *testing.T, rt *testRuntime, extra ...string) {
 		texts["error"] += e + "\n"
 	}
 	for where, text := range texts {
-		for _, m := range []string{oauthAccessMarker, oauthRefreshMarker, oauthSecretMarker, oauthCodeMarker} {
+		for _, m := range []string{oauthfake.AccessMarker, oauthfake.RefreshMarker, oauthfake.SecretMarker, oauthfake.CodeMarker} {
 			if strings.Contains(text, m) {
 				t.Errorf("%s shows a planted OAuth secret (%s)", where, m)
 			}
@@ -57,7 +58,7 @@ func noLeaks(t *testing.T, rt *testRuntime, extra ...string) {
 // 0600 with an absolute expiry; a restarted runtime reconnects with it and
 // opens no browser; a forged redirect on the way is refused.
 func TestOAuthFirstLoginStoredAndReused(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	b := &browser{}
 	var forged int
 	b.before = func(callback *url.URL) {
@@ -72,7 +73,7 @@ func TestOAuthFirstLoginStoredAndReused(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	rt := startIn(t, writeServers(t, dir, as.server("web")), Options{OpenURL: b.open})
+	rt := startIn(t, writeServers(t, dir, as.Config("web")), Options{OpenURL: b.open})
 	if st := rt.waitFor(t, "web", status.Ready, status.NeedsAuth, status.Failed); st.State != status.Ready {
 		t.Fatalf("web = %+v", st)
 	}
@@ -101,16 +102,16 @@ func TestOAuthFirstLoginStoredAndReused(t *testing.T) {
 		t.Errorf("stored login mode %v, want 0600", fi.Mode().Perm())
 	}
 	rec := storedLogin(t, dir, "web")
-	if rec.Token == nil || !strings.HasPrefix(rec.Token.AccessToken, oauthAccessMarker) || rec.Token.RefreshToken == "" {
+	if rec.Token == nil || !strings.HasPrefix(rec.Token.AccessToken, oauthfake.AccessMarker) || rec.Token.RefreshToken == "" {
 		t.Fatalf("stored token %+v", rec.Token != nil)
 	}
 	if d := time.Until(rec.Token.ExpiresAt); d < 50*time.Minute || d > time.Hour {
 		t.Errorf("expires_at %v is not an absolute time about an hour ahead", rec.Token.ExpiresAt)
 	}
-	if rec.Client == nil || rec.Client.ClientID != "client-1" || rec.Client.RedirectURI != redirect.String() {
+	if rec.Client == nil || rec.Client.ClientID != oauthfake.ClientID || rec.Client.RedirectURI != redirect.String() {
 		t.Errorf("stored client %+v, want client-1 with redirect %s", rec.Client, redirect)
 	}
-	if rec.AuthServer == nil || rec.AuthServer.TokenEndpoint != as.srv.URL+"/token" || rec.AuthServer.Issuer != as.srv.URL {
+	if rec.AuthServer == nil || rec.AuthServer.TokenEndpoint != as.URL+"/token" || rec.AuthServer.Issuer != as.URL {
 		t.Errorf("stored authorization server %+v", rec.AuthServer)
 	}
 	noLeaks(t, rt)
@@ -128,7 +129,7 @@ func TestOAuthFirstLoginStoredAndReused(t *testing.T) {
 	if quiet.opens() != 0 {
 		t.Errorf("restart opened the browser")
 	}
-	if _, regs, codes, _ := as.counts(); regs != 1 || codes != 1 {
+	if _, regs, codes, _ := as.Counts(); regs != 1 || codes != 1 {
 		t.Errorf("registrations=%d code grants=%d, want 1 and 1", regs, codes)
 	}
 	noLeaks(t, rt2)
@@ -145,9 +146,9 @@ func writeServers(t *testing.T, dir string, servers ...config.Server) string {
 
 // loggedIn runs a first login and stops that runtime, leaving the login
 // stored in the returned dir.
-func loggedIn(t *testing.T, as *authServer) string {
+func loggedIn(t *testing.T, as *oauthfake.Server) string {
 	t.Helper()
-	dir := writeServers(t, t.TempDir(), as.server("web"))
+	dir := writeServers(t, t.TempDir(), as.Config("web"))
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
 	if st := rt.waitFor(t, "web", status.Ready, status.NeedsAuth, status.Failed); st.State != status.Ready {
 		t.Fatalf("first login: %+v", st)
@@ -161,7 +162,7 @@ func loggedIn(t *testing.T, as *authServer) string {
 // A stored token that expired is refreshed at the stored token endpoint
 // at start, without discovery and without a browser.
 func TestOAuthColdStartRefreshAtStoredEndpoint(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	dir := loggedIn(t, as)
 	store := tokenstore.Store{Dir: func() (string, error) { return dir, nil }}
 	rec := storedLogin(t, dir, "web")
@@ -170,19 +171,19 @@ func TestOAuthColdStartRefreshAtStoredEndpoint(t *testing.T) {
 	if err := store.Save("web", rec); err != nil {
 		t.Fatal(err)
 	}
-	as.with(func(a *authServer) { a.metadataDown = true; a.metadataGets = 0 })
+	as.With(func(a *oauthfake.State) { a.MetadataDown = true; a.MetadataGets = 0 })
 
 	b := &browser{stay: true}
 	rt := startIn(t, dir, Options{OpenURL: b.open})
 	if st := rt.waitFor(t, "web", status.Ready, status.Authorizing, status.NeedsAuth, status.Failed); st.State != status.Ready {
 		t.Fatalf("web = %+v", st)
 	}
-	if _, _, _, refreshes := as.counts(); refreshes != 1 {
+	if _, _, _, refreshes := as.Counts(); refreshes != 1 {
 		t.Errorf("refresh grants = %d, want 1", refreshes)
 	}
-	as.with(func(a *authServer) {
-		if a.metadataGets != 0 {
-			t.Errorf("the cold-start refresh fetched metadata %d times; want the stored endpoint", a.metadataGets)
+	as.With(func(a *oauthfake.State) {
+		if a.MetadataGets != 0 {
+			t.Errorf("the cold-start refresh fetched metadata %d times; want the stored endpoint", a.MetadataGets)
 		}
 	})
 	if b.opens() != 0 {
@@ -198,9 +199,9 @@ func TestOAuthColdStartRefreshAtStoredEndpoint(t *testing.T) {
 // used by the live connection at once: the server accepts only unexpired
 // tokens, so a stale one would fail the call.
 func TestOAuthBackgroundRefreshUsedAtOnce(t *testing.T) {
-	as := newAuthServer(t)
-	as.with(func(a *authServer) { a.lifetime = 2 * time.Second })
-	dir := writeServers(t, t.TempDir(), as.server("web"))
+	as := oauthfake.New(t)
+	as.With(func(a *oauthfake.State) { a.Lifetime = 2 * time.Second })
+	dir := writeServers(t, t.TempDir(), as.Config("web"))
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
 	rt.waitFor(t, "web", status.Ready)
 	first := storedLogin(t, dir, "web").Token.AccessToken
@@ -208,12 +209,12 @@ func TestOAuthBackgroundRefreshUsedAtOnce(t *testing.T) {
 	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "web", From: 1})
 	defer sub.Close()
 	testutil.Await[events.TokenRefreshed](t, sub, 20*time.Second, "a background refresh of a 2s token", nil)
-	if _, _, _, n := as.counts(); n < 1 {
+	if _, _, _, n := as.Counts(); n < 1 {
 		t.Fatalf("a refresh was announced but the authorization server counted %d", n)
 	}
 	mustCall(t, rt, "web__echo", map[string]any{"text": "fresh"})
 	var used string
-	as.with(func(a *authServer) { used = a.lastToken })
+	as.With(func(a *oauthfake.State) { used = a.LastToken })
 	stored := storedLogin(t, dir, "web").Token.AccessToken
 	if used == first || stored == first {
 		t.Errorf("the connection or the store still has the first token")
@@ -228,7 +229,7 @@ func TestOAuthBackgroundRefreshUsedAtOnce(t *testing.T) {
 // no retry. A restart by the user logs in again on the same redirect port
 // with the stored client.
 func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	dir := loggedIn(t, as)
 	port := func(raw string) string {
 		u, _ := url.Parse(raw)
@@ -242,8 +243,8 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	clock := fakeClock(&opts)
 	rt := startIn(t, dir, opts)
 	rt.waitFor(t, "web", status.Ready)
-	as.with(func(a *authServer) { a.refuseRefresh = true })
-	as.revokeAccess()
+	as.With(func(a *oauthfake.State) { a.RefuseRefresh = true })
+	as.RevokeAccess()
 
 	_, err := rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})
 	if err == nil {
@@ -268,7 +269,7 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	}
 
 	// The user restarts it: one login, same port, no new registration.
-	as.with(func(a *authServer) { a.refuseRefresh = false })
+	as.With(func(a *oauthfake.State) { a.RefuseRefresh = false })
 	if _, err := rt.RestartServer(context.Background(), "web"); err != nil {
 		t.Fatalf("restart: %v", err)
 	}
@@ -279,7 +280,7 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 	if got, want := port(b.last()), port("x?redirect_uri="+url.QueryEscape(firstRedirect)); got != want {
 		t.Errorf("login used port %s, the registered redirect has %s", got, want)
 	}
-	if _, regs, _, _ := as.counts(); regs != 1 {
+	if _, regs, _, _ := as.Counts(); regs != 1 {
 		t.Errorf("registrations = %d, want 1 (the stored client is reused)", regs)
 	}
 	noLeaks(t, rt, err.Error())
@@ -288,12 +289,12 @@ func TestOAuthRefusedRefreshNeedsReauthWithoutBrowserLoop(t *testing.T) {
 // After a refused refresh, a new runtime on the same state dir waits for
 // the user too: no browser opens by itself at start.
 func TestOAuthNeedsLoginSurvivesRestart(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	dir := loggedIn(t, as)
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
 	rt.waitFor(t, "web", status.Ready)
-	as.with(func(a *authServer) { a.refuseRefresh = true })
-	as.revokeAccess()
+	as.With(func(a *oauthfake.State) { a.RefuseRefresh = true })
+	as.RevokeAccess()
 	rt.CallTool(context.Background(), "web__echo", map[string]any{"text": "x"})
 	rt.waitFor(t, "web", status.NeedsAuth)
 	if err := rt.Shutdown(context.Background()); err != nil {
@@ -318,9 +319,9 @@ func TestOAuthNeedsLoginSurvivesRestart(t *testing.T) {
 // A login that waits for the user does not hold up startup: the next
 // server in the file connects meanwhile.
 func TestOAuthLoginDoesNotBlockStartup(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	b := &browser{stay: true}
-	web := as.server("web")
+	web := as.Config("web")
 	web.TimeoutSeconds = 1
 	opts := Options{OpenURL: b.open}
 	clock := fakeClock(&opts)
@@ -343,9 +344,9 @@ func TestOAuthLoginDoesNotBlockStartup(t *testing.T) {
 // An authorization server that quotes the code, the verifier and the
 // client secret in its error page: none of them reaches status or logs.
 func TestOAuthExchangeErrorIsScrubbed(t *testing.T) {
-	as := newAuthServer(t)
-	as.with(func(a *authServer) { a.echoExchange = true })
-	rt := start(t, Options{OpenURL: (&browser{}).open}, as.server("web"))
+	as := oauthfake.New(t)
+	as.With(func(a *oauthfake.State) { a.EchoExchange = true })
+	rt := start(t, Options{OpenURL: (&browser{}).open}, as.Config("web"))
 	st := rt.waitFor(t, "web", status.NeedsAuth, status.Failed, status.Backoff)
 	if st.State != status.NeedsAuth || !strings.Contains(st.Error, "token exchange failed") {
 		t.Errorf("status %+v: want needs_auth naming the failed exchange", st)
@@ -359,9 +360,9 @@ func TestOAuthExchangeErrorIsScrubbed(t *testing.T) {
 // dial ends: no goroutine is left, goleak checks); a login nobody answers
 // times out into needs_auth and is not retried.
 func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	b := &browser{stay: true}
-	dir := writeServers(t, t.TempDir(), as.server("web"))
+	dir := writeServers(t, t.TempDir(), as.Config("web"))
 	rt := startIn(t, dir, Options{OpenURL: b.open})
 	st := rt.waitFor(t, "web", status.Authorizing)
 	b.awaitOpens(t, 1) // the browser opens just after the state shows
@@ -394,7 +395,7 @@ func TestAcceptance_OAuthCallbackCancelled(t *testing.T) {
 	}
 	opts := Options{OpenURL: b.open, LoginTimeout: 300 * time.Millisecond}
 	clock := fakeClock(&opts)
-	rt2 := startIn(t, writeServers(t, t.TempDir(), as.server("web")), opts)
+	rt2 := startIn(t, writeServers(t, t.TempDir(), as.Config("web")), opts)
 	// Each login the dial asks for times out once the clock passes its
 	// timeout; the server ends in needs_auth.
 	sub := rt2.Subscribe(events.SubscribeOptions{Server: "web", From: 1})
@@ -455,7 +456,7 @@ func mustJSON(t *testing.T, v any) string {
 
 // Deleting a server deletes its stored login.
 func TestOAuthDeleteForgetsLogin(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	dir := loggedIn(t, as)
 	rt := startIn(t, dir, Options{OpenURL: (&browser{stay: true}).open})
 	rt.waitFor(t, "web", status.Ready)
@@ -472,11 +473,11 @@ func TestOAuthDeleteForgetsLogin(t *testing.T) {
 // callback socket; a restart starts a new login that succeeds through the
 // callback, and the entry shows ready with tools, its secrets masked.
 func TestAcceptanceHTTP_OAuthCallbackCancelledAndSucceeds(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	b := &browser{stay: true}
 	rt := start(t, Options{OpenURL: b.open})
 	api := newAPI(t, rt)
-	body := fmt.Sprintf(`{"name": "web", "type": "http", "url": %q, "auth": {"kind": "oauth"}}`, as.srv.URL+"/mcp")
+	body := fmt.Sprintf(`{"name": "web", "type": "http", "url": %q, "auth": {"kind": "oauth"}}`, as.URL+"/mcp")
 	api.do("POST", "/api/mcp/servers", body).want(t, http.StatusCreated)
 	d := api.waitState("web", status.Authorizing)
 	if d.AuthorizeURL == "" || d.Auth.Kind != "oauth" {

@@ -18,6 +18,7 @@ import (
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
 	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -152,9 +153,9 @@ func TestScrubURLUserinfoEchoed(t *testing.T) {
 // accepted before: the first token and the one refreshed in the background
 // are both scrubbed, as is the refresh token.
 func TestScrubOAuthTokensEchoedAfterRefresh(t *testing.T) {
-	as := newAuthServer(t)
-	as.with(func(a *authServer) { a.lifetime, a.leakTool = 2*time.Second, true })
-	dir := writeServers(t, t.TempDir(), as.server("web"))
+	as := oauthfake.New(t)
+	as.With(func(a *oauthfake.State) { a.Lifetime, a.LeakTool = 2*time.Second, true })
+	dir := writeServers(t, t.TempDir(), as.Config("web"))
 	rt := startIn(t, dir, Options{OpenURL: (&browser{}).open})
 	rt.waitFor(t, "web", status.Ready)
 	args := map[string]any{"headers": []string{"Authorization", "X-Seen-Tokens"}}
@@ -163,10 +164,10 @@ func TestScrubOAuthTokensEchoedAfterRefresh(t *testing.T) {
 	// in use a moment later: call until the server has seen it.
 	testutil.Eventually(t, 10*time.Second, "a refreshed token in use", func() bool {
 		errs = append(errs, leak(t, rt, "web", args))
-		as.with(func(a *authServer) { seen = append(seen[:0], a.seenTokens...) })
+		as.With(func(a *oauthfake.State) { seen = append(seen[:0], a.SeenTokens...) })
 		return len(seen) >= 2
 	})
-	if _, _, _, n := as.counts(); n < 1 {
+	if _, _, _, n := as.Counts(); n < 1 {
 		t.Fatalf("the second token came without a refresh (%d refresh grants)", n)
 	}
 	assertScrubbed(t, rt, seen, errs...)
@@ -176,12 +177,12 @@ func TestScrubOAuthTokensEchoedAfterRefresh(t *testing.T) {
 // A client_credentials server echoing its tokens: the first one and the
 // one fetched when it expired are both scrubbed, and so is the secret.
 func TestScrubClientCredentialsTokensEchoed(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	// x/oauth2 takes a token as expired 10 s before its expiry: this one
 	// is reused for a second, then replaced.
-	as.with(func(a *authServer) { a.lifetime, a.leakTool = 11*time.Second, true })
-	srv := as.server("svc")
-	srv.Auth = &config.Auth{Kind: config.AuthClientCredentials, ClientID: "client-1", ClientSecret: oauthSecretMarker,
+	as.With(func(a *oauthfake.State) { a.Lifetime, a.LeakTool = 11*time.Second, true })
+	srv := as.Config("svc")
+	srv.Auth = &config.Auth{Kind: config.AuthClientCredentials, ClientID: oauthfake.ClientID, ClientSecret: oauthfake.SecretMarker,
 		TokenEndpointAuthMethod: "client_secret_post"}
 	rt := start(t, Options{}, srv)
 	if st := rt.waitSettled(t, "svc"); st.State != status.Ready {
@@ -192,20 +193,20 @@ func TestScrubClientCredentialsTokensEchoed(t *testing.T) {
 	var seen []string
 	testutil.Eventually(t, 10*time.Second, "a second client credentials token", func() bool {
 		errs = append(errs, leak(t, rt, "svc", args))
-		as.with(func(a *authServer) { seen = append(seen[:0], a.seenTokens...) })
+		as.With(func(a *oauthfake.State) { seen = append(seen[:0], a.SeenTokens...) })
 		return len(seen) >= 2
 	})
-	assertScrubbed(t, rt, append(seen, oauthSecretMarker), errs...)
+	assertScrubbed(t, rt, append(seen, oauthfake.SecretMarker), errs...)
 	noLeaks(t, rt, errs...)
 }
 
 // A token restored from the store at dial is scrubbed like one obtained
 // by a login.
 func TestScrubStoredOAuthTokenEchoed(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	dir := loggedIn(t, as)
 	stored := storedLogin(t, dir, "web").Token
-	as.with(func(a *authServer) { a.leakTool = true })
+	as.With(func(a *oauthfake.State) { a.LeakTool = true })
 	rt := startIn(t, dir, Options{OpenURL: (&browser{stay: true}).open})
 	rt.waitFor(t, "web", status.Ready)
 	errText := leak(t, rt, "web", map[string]any{"headers": []string{"Authorization"}})

@@ -14,6 +14,7 @@ import (
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -228,10 +229,10 @@ func drain(sub *events.Subscription) []events.Event {
 // Two slots: "web" waits for a login nobody gives, "long" never answers;
 // "ok" still gets the slot web gave up.
 func TestStartupLoginHoldsNoSlot(t *testing.T) {
-	as := newAuthServer(t)
+	as := oauthfake.New(t)
 	long := exampleServer("long", "-hang-initialize")
 	long.TimeoutSeconds = 120
-	rt := start(t, Options{StartupConcurrency: 2, OpenURL: (&browser{stay: true}).open}, as.server("web"), long, exampleServer("ok"))
+	rt := start(t, Options{StartupConcurrency: 2, OpenURL: (&browser{stay: true}).open}, as.Config("web"), long, exampleServer("ok"))
 	if st := rt.waitSettled(t, "ok"); st.State != status.Ready {
 		t.Fatalf("ok = %+v", st)
 	}

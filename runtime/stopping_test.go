@@ -10,6 +10,7 @@ import (
 
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 )
 
 // A server removed while a failed listing waits for its retry leaves no
@@ -32,8 +33,8 @@ func TestRemovedServerLeavesNoRelistTimer(t *testing.T) {
 // A login still waiting at Shutdown ends with login_failed: every
 // login_required has an outcome.
 func TestShutdownEndsAWaitingLogin(t *testing.T) {
-	as := newAuthServer(t)
-	rt := start(t, Options{OpenURL: (&browser{stay: true}).open}, as.server("web"))
+	as := oauthfake.New(t)
+	rt := start(t, Options{OpenURL: (&browser{stay: true}).open}, as.Config("web"))
 	sub := rt.Subscribe(events.SubscribeOptions{Server: "web", From: 1, Buffer: 1 << 10})
 	t.Cleanup(sub.Close)
 	testutil.Await[events.LoginRequired](t, sub, 10*time.Second, "login required", nil)
@@ -48,8 +49,8 @@ func TestShutdownEndsAWaitingLogin(t *testing.T) {
 // A session that dies during its login (its actor panics) ends the login
 // with that loss, not with a cancellation or nothing.
 func TestLossDuringALoginIsItsOutcome(t *testing.T) {
-	as := newAuthServer(t)
-	rt := start(t, Options{Debug: true, OpenURL: (&browser{stay: true}).open}, as.server("web"))
+	as := oauthfake.New(t)
+	rt := start(t, Options{Debug: true, OpenURL: (&browser{stay: true}).open}, as.Config("web"))
 	sub := rt.Subscribe(events.SubscribeOptions{Server: "web", From: 1, Buffer: 1 << 10})
 	t.Cleanup(sub.Close)
 	testutil.Await[events.LoginRequired](t, sub, 10*time.Second, "login required", nil)

@@ -7,14 +7,15 @@ import (
 
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/testutil"
+	"github.com/openprogram/mcpvisor/internal/testutil/oauthfake"
 )
 
 // A login whose code the authorization server refuses ends with
 // login_failed, after its login_required: every login has an outcome.
 func TestRefusedCodeEndsTheLoginWithLoginFailed(t *testing.T) {
-	as := newAuthServer(t)
-	as.with(func(a *authServer) { a.refuseCode = true })
-	rt := start(t, Options{OpenURL: (&browser{}).open}, as.server("web"))
+	as := oauthfake.New(t)
+	as.With(func(a *oauthfake.State) { a.RefuseCode = true })
+	rt := start(t, Options{OpenURL: (&browser{}).open}, as.Config("web"))
 	sub := rt.Subscribe(events.SubscribeOptions{Server: "web", From: 1, Buffer: 1 << 10})
 	t.Cleanup(sub.Close)
 	testutil.Await[events.LoginRequired](t, sub, 10*time.Second, "login required", nil)

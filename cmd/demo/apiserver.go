@@ -9,19 +9,23 @@ import (
 	"github.com/openprogram/mcpvisor/runtime"
 )
 
-// managementHandler is what `demo run` serves on its listener: the
-// runtime's debug routes under /debug/ and its management API everywhere
-// else. It picks by prefix rather than through an http.ServeMux, whose
-// own redirect of a path not in canonical form would answer in text:
-// both handlers answer every request, errors included, in JSON.
+// managementHandler is what `demo run` serves on its listener: the web
+// console at / and /assets/, the runtime's debug routes under /debug/ and
+// its management API everywhere else. It picks by prefix rather than
+// through an http.ServeMux, whose own redirect of a path not in canonical
+// form would answer in text: the three handlers answer every request,
+// errors included, in JSON (the console's files aside).
 func managementHandler(rt *runtime.Runtime) http.Handler {
-	api, debug := rt.Handler(), rt.DebugHandler()
+	api, debug, console := rt.Handler(), rt.DebugHandler(), rt.ConsoleHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if strings.HasPrefix(req.URL.Path, "/debug/") {
+		switch p := req.URL.Path; {
+		case strings.HasPrefix(p, "/debug/"):
 			debug.ServeHTTP(w, req)
-			return
+		case p == "/" || strings.HasPrefix(p, "/assets/"):
+			console.ServeHTTP(w, req)
+		default:
+			api.ServeHTTP(w, req)
 		}
-		api.ServeHTTP(w, req)
 	})
 }
 
