@@ -37,7 +37,12 @@ demo:
 # SIGKILL-to-ready alone against with a subscriber that never reads; then readiness,
 # recovery, shutdown, concurrency and a 10 000-server startup; then 50 slow
 # servers started one after another against 8 at once (the two sides run
-# by turns in each iteration), printed beside its target; then tool search
+# by turns in each iteration), printed beside its target; then 50 stdio
+# servers with StartupConcurrency 1 until ready against 50 direct go-sdk
+# connects (+ tools/list) one after another, and each server's RSS and
+# heap in the runtime against the go-sdk client (each side in a child
+# process of its own, at 1 and 50 servers; Linux), beside their targets;
+# then tool search
 # on the npm fleet of ./peers/ (installed like `make test` does, run offline):
 # the deferred mode's tokens, the query set's hit rates and the search latency
 # over 1000 tools, each against its target.
@@ -51,6 +56,8 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkConcurrentCalls' -count 3 -benchtime 5x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkStartup10k' -count 3 -benchtime 1x ./runtime/
 	$(GO) test -run '^$$' -bench 'BenchmarkStartupConcurrency' -count 1 -benchtime 5x ./runtime/ | tee -a bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkManyServersReady' -count 1 -benchtime 5x ./runtime/ | tee -a bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkManyServersMemory' -count 1 -benchtime 3x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkToolSearch' -count 3 -benchtime 1x ./peers/ | tee -a bin/bench.txt
 	$(GO) run ./internal/benchratio < bin/bench.txt
 

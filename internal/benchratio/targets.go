@@ -27,6 +27,16 @@ func targets() []target {
 	return []target{
 		{bench: "BenchmarkStartupConcurrency/50x100ms", metric: "ratio", bound: 0.3,
 			what: "50 servers with a 100 ms initialize all ready, StartupConcurrency 8 against 1 (G5)"},
+		// Many servers (runtime/manyservers_*_test.go): 50 stdio servers
+		// ready with StartupConcurrency 1 against 50 direct connects, each
+		// followed by its tools/list (ratio-list; ratio-connect, against
+		// the connects alone, is printed beside it with no target), and
+		// each server's memory against the go-sdk client's.
+		{bench: "BenchmarkManyServersReady", metric: "ratio-list", bound: 1.3,
+			what: "50 stdio servers all ready, StartupConcurrency 1, against 50 direct connects + tools/list one after another (P2)"},
+		{bench: "BenchmarkManyServersMemory", metric: "rss-ratio", bound: 1.3,
+			what: "memory per stdio server, (M(50) − M(1)) / 49, runtime against the go-sdk client, each in a process of its own (P2)"},
+		{bench: "BenchmarkManyServersMemory", metric: "heap-ratio", bound: 1.3},
 		// Tool search (peers/toolsearch_bench_test.go): the deferred
 		// mode's share of the full list's tokens, and the top-5 hit rate
 		// of the held-out query sets together (84.9 % when last
