@@ -123,6 +123,11 @@ func TestManyServersChild(t *testing.T) {
 	if spec == "" {
 		t.Skip("the child of BenchmarkManyServersMemory")
 	}
+	if os.Getenv(manyServersProfileEnv) != "" {
+		// Every allocation from here on, not one in 512 KiB: the
+		// profile is of what each of a few dozen servers holds.
+		goruntime.MemProfileRate = 1
+	}
 	side, count, _ := strings.Cut(spec, ":")
 	n, err := strconv.Atoi(count)
 	if err != nil || n < 1 {
