@@ -65,15 +65,16 @@ func BenchmarkManyServersReady(b *testing.B) {
 // sequence took; then it closes them all (outside the measurement).
 func directSequence(b *testing.B, n int) (connectMs, totalMs float64) {
 	b.Helper()
-	sessions, connects, total := connectSequence(b, n, true)
+	sessions, _, connects, total := connectSequence(b, n)
 	closeAll(sessions)
 	return float64(connects.Microseconds()) / 1000, float64(total.Microseconds()) / 1000
 }
 
-// connectSequence connects n example servers directly one after another
-// (each listed after its connect when list is set) and returns the
-// sessions, the time the connects took and the time of the whole sequence.
-func connectSequence(tb testing.TB, n int, list bool) (sessions []*mcp.ClientSession, connects, total time.Duration) {
+// connectSequence connects n example servers directly one after another,
+// listing each one's tools after its connect, and returns the sessions,
+// their tool lists, the time the connects took and the time of the whole
+// sequence.
+func connectSequence(tb testing.TB, n int) (sessions []*mcp.ClientSession, lists []*mcp.ListToolsResult, connects, total time.Duration) {
 	tb.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -90,14 +91,14 @@ func connectSequence(tb testing.TB, n int, list bool) (sessions []*mcp.ClientSes
 		}
 		connects += time.Since(t0)
 		sessions = append(sessions, cs)
-		if list {
-			if _, err := cs.ListTools(ctx, nil); err != nil {
-				closeAll(sessions)
-				tb.Fatal(err)
-			}
+		l, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			closeAll(sessions)
+			tb.Fatal(err)
 		}
+		lists = append(lists, l)
 	}
-	return sessions, connects, time.Since(began)
+	return sessions, lists, connects, time.Since(began)
 }
 
 // closeAll closes the sessions at once (each Close waits for its process).

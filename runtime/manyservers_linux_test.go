@@ -135,9 +135,12 @@ func TestManyServersChild(t *testing.T) {
 	}
 	switch side {
 	case "direct":
-		sessions, _, _ := connectSequence(t, n, true)
+		// The lists are kept as a host keeps the tools it offers (the
+		// runtime holds them in its registry).
+		sessions, lists, _, _ := connectSequence(t, n)
 		defer closeAll(sessions)
 		reportMemory(t)
+		goruntime.KeepAlive(lists)
 	case "runtime":
 		rt := startManyServers(t, n)
 		reportMemory(t)

@@ -86,9 +86,15 @@ type Runtime struct {
 	boot   string
 	stream eventStream // the SSE route's timings and open streams (http_events.go)
 	// search is the tool search index of the current registry, rebuilt
-	// in the background on every change (toolsearch.go).
-	search atomic.Pointer[toolsearch.Index]
-	apply  applyTuning // the timings of POST /api/mcp/catalog/apply (catalog_apply.go)
+	// in the background on every change (toolsearch.go) once
+	// searchWanted is closed (at Start with ToolSearch on, else by the
+	// first search); searchBuilt is closed when it first holds the
+	// registry.
+	search       atomic.Pointer[toolsearch.Index]
+	searchOnce   sync.Once
+	searchWanted chan struct{}
+	searchBuilt  chan struct{}
+	apply        applyTuning // the timings of POST /api/mcp/catalog/apply (catalog_apply.go)
 	// catalogReads admits one catalog read at a time (catalog.go);
 	// catalogQueued counts the reads waiting for it.
 	catalogReads  chan struct{}
@@ -135,6 +141,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		boot:        rand.Text()[:10],
 
 		catalogReads: make(chan struct{}, 1),
+		searchWanted: make(chan struct{}),
+		searchBuilt:  make(chan struct{}),
 	}
 	r.subs.unsubscribe = r.unsubscribeCurrent
 	r.search.Store(toolsearch.Build(nil))

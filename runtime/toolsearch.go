@@ -88,7 +88,9 @@ func (o *ToolSearch) pins(name string) bool {
 // first 32 distinct words count.
 //
 // The index is rebuilt in the background after every change of the
-// registry, never on a search, but a search answers only tools that are
+// registry, never on a search (with ToolSearch off it is first built for
+// the first search, which waits for it: a runtime nobody searches holds
+// no index), but a search answers only tools that are
 // the registry's current entry for their name (and the current entry, not
 // the indexed copy): a tool just removed or filtered out is never found,
 // one just added may be missing for the time of a rebuild.
@@ -106,6 +108,11 @@ func (r *Runtime) SearchTools(query string, limit int) []ToolMatch {
 // first, at most limit of those still registered as indexed (one map
 // lookup each) that skip does not leave out.
 func (r *Runtime) searchCurrent(query string, limit, extra int, skip func(tools.Tool) bool) []ToolMatch {
+	r.wantSearch()
+	select {
+	case <-r.searchBuilt:
+	case <-r.stopWatch: // the index as it was (empty if never built)
+	}
 	var out []ToolMatch
 	for _, m := range r.search.Load().Search(query, limit+extra) {
 		cur, ok := r.registry.Get(m.Tool.Name)
@@ -121,20 +128,37 @@ func (r *Runtime) searchCurrent(query string, limit, extra int, skip func(tools.
 	return out
 }
 
+// wantSearch starts the index (indexTools) if it has not started.
+func (r *Runtime) wantSearch() { r.searchOnce.Do(func() { close(r.searchWanted) }) }
+
 // indexTools keeps r.search in step with the registry until Shutdown
 // begins: a rebuild after each (coalesced) change, which re-analyses only
 // the servers whose tools changed and keeps the index when the model's
-// tools are what they were (a re-listing that changed nothing).
+// tools are what they were (a re-listing that changed nothing). With
+// ToolSearch off it waits for the first search before the first build:
+// the index costs tens of KiB per server (P2) that a host which never
+// searches should not hold.
 func (r *Runtime) indexTools(sub *tools.Subscription) {
 	defer sub.Close()
+	if r.opts.ToolSearch.Enabled {
+		r.wantSearch()
+	}
+	select {
+	case <-r.searchWanted:
+	case <-r.stopWatch:
+		return
+	}
 	b := toolsearch.NewBuilder()
 	built := ^uint64(0) // no version yet
-	for {
+	for first := true; ; first = false {
 		if v := r.registry.Version(); v != built {
 			built = v
 			if idx, changed := b.Build(r.Tools()); changed {
 				r.search.Store(idx)
 			}
+		}
+		if first {
+			close(r.searchBuilt)
 		}
 		select {
 		case <-sub.C:
