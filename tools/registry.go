@@ -38,11 +38,22 @@ type serverTools struct {
 	tools []Tool
 }
 
-// snapshot is immutable once published.
+// snapshot is immutable once published. byName indexes sorted (a Tool is
+// large, and the registry already holds each one per server: a second
+// copy per name was ~6 KiB per server of the example's tools, P2).
 type snapshot struct {
 	version uint64
-	byName  map[string]Tool
+	byName  map[string]int
 	sorted  []Tool
+}
+
+// get returns the tool registered under name.
+func (s *snapshot) get(name string) (Tool, bool) {
+	i, ok := s.byName[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return s.sorted[i], true
 }
 
 // NewRegistry returns an empty registry that logs collisions to logger
@@ -52,7 +63,7 @@ func NewRegistry(logger *slog.Logger) *Registry {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	r := &Registry{logger: logger, servers: map[string]serverTools{}, subs: map[*Subscription]struct{}{}}
-	r.snap.Store(&snapshot{byName: map[string]Tool{}})
+	r.snap.Store(&snapshot{byName: map[string]int{}})
 	return r
 }
 
@@ -64,8 +75,7 @@ func (r *Registry) List() []Tool {
 
 // Get returns the tool registered under name.
 func (r *Registry) Get(name string) (Tool, bool) {
-	t, ok := r.snap.Load().byName[name]
-	return t, ok
+	return r.snap.Load().get(name)
 }
 
 // Version increases with every change of the visible tool set.
@@ -96,7 +106,7 @@ func (r *Registry) SetServer(server string, tools []Tool) error {
 	old := r.snap.Load()
 	var logged map[string]bool // a name twice in tools is one collision
 	for _, t := range tools {
-		if prev, ok := old.byName[t.Name]; ok && prev.Server != server && !logged[t.Name] {
+		if prev, ok := old.get(t.Name); ok && prev.Server != server && !logged[t.Name] {
 			if logged == nil {
 				logged = map[string]bool{}
 			}
@@ -154,7 +164,11 @@ func (r *Registry) publishLocked() {
 		sorted = append(sorted, t)
 	}
 	slices.SortFunc(sorted, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	r.snap.Store(&snapshot{version: old.version + 1, byName: byName, sorted: sorted})
+	index := make(map[string]int, len(sorted))
+	for i, t := range sorted {
+		index[t.Name] = i
+	}
+	r.snap.Store(&snapshot{version: old.version + 1, byName: index, sorted: sorted})
 	for s := range r.subs {
 		s.notify()
 	}
