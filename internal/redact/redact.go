@@ -169,10 +169,23 @@ func (s *Scrubber) load() *snapshot {
 // String returns text with every known secret replaced by Marker.
 func (s *Scrubber) String(text string) string {
 	snap := s.load()
-	if snap == nil || len(snap.forms) == 0 {
+	if snap == nil || !snap.in(text) {
 		return text
 	}
 	return snap.rep.Replace(text)
+}
+
+// in says whether any form occurs in text. A strings.Replacer of several
+// pairs copies text even when nothing matches, and nearly every text has
+// no secret: what a connection keeps (tool descriptions and schemas, tail
+// lines) would all be second copies (P2: ~3 KiB per server).
+func (snap *snapshot) in(text string) bool {
+	for _, f := range snap.forms {
+		if strings.Contains(text, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Longest is the length of the longest form scrubbed: a writer that cuts
