@@ -45,7 +45,8 @@ type memFigures struct {
 // first); a side's per-server cost is (M(50) − M(1)) / 49. It reports the
 // medians over the iterations of each side's per-server figures and of the
 // iterations' runtime/direct ratios (rss-ratio, heap-ratio on HeapInuse,
-// heapalloc-ratio). Run it with -count 1 and -benchtime Nx.
+// heapalloc-ratio), with the spread of the first two. Run it with -count
+// 1 and -benchtime Nx.
 func BenchmarkManyServersMemory(b *testing.B) {
 	per := map[string]map[string][]float64{"runtime": {}, "direct": {}}
 	ratios := map[string][]float64{}
@@ -82,6 +83,8 @@ func BenchmarkManyServersMemory(b *testing.B) {
 	b.ReportMetric(medianOf(ratios["rss"]), "rss-ratio")
 	b.ReportMetric(medianOf(ratios["heap"]), "heap-ratio")
 	b.ReportMetric(medianOf(ratios["heapalloc"]), "heapalloc-ratio")
+	reportSpread(b, ratios["rss"], "rss-ratio")
+	reportSpread(b, ratios["heap"], "heap-ratio")
 }
 
 // manyServersChild runs TestManyServersChild for side with n servers in a
