@@ -176,7 +176,8 @@ func TestUnknownProgressTokenDoesNothing(t *testing.T) {
 	defer r.close()
 	var got atomic.Int32
 	ctx, dl := startDeadline(t.Context(), clockwork.NewFakeClock(), time.Second, 10*time.Second)
-	token, done := r.register(t.Context(), func(tools.Progress) { got.Add(1) }, dl)
+	call := r.register(t.Context(), func(tools.Progress) { got.Add(1) }, dl)
+	token, done := call.token, call.done
 	for _, tok := range []any{"mcpvisor-999", 1.0, token + "x"} {
 		r.deliver(&mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1})
 	}
