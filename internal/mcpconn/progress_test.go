@@ -19,11 +19,12 @@ import (
 	"github.com/openprogram/mcpvisor/tools"
 )
 
-// dialProgress dials the example server with its progress tools, with
-// timeout_seconds 1 and max_call_seconds maxCall (0: the default).
-func dialProgress(t *testing.T, maxCall int) *Conn {
+// dialProgress dials the example server with its progress tools (and
+// flags), with timeout_seconds 1 and max_call_seconds maxCall (0: the
+// default).
+func dialProgress(t *testing.T, maxCall int, flags ...string) *Conn {
 	t.Helper()
-	srv := server(demoBin, "serve", "-progress-tools")
+	srv := server(append([]string{demoBin, "serve", "-progress-tools"}, flags...)...)
 	srv.TimeoutSeconds, srv.MaxCallSeconds = 1, maxCall
 	var work sync.WaitGroup
 	c, err := testDial(context.Background(), Options{Server: srv, Grace: 100 * time.Millisecond, Go: work.Go})
