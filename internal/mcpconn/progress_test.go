@@ -188,7 +188,7 @@ func TestUnknownProgressTokenDoesNothing(t *testing.T) {
 	dl.stop()
 	done()
 	r.deliver(&mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1})
-	if dl.hadProgress() || context.Cause(ctx) != context.Canceled {
+	if dl.hadProgress() || context.Cause(ctx) != errRequestOver {
 		t.Fatalf("a report after the call ended touched its deadline (cause %v)", context.Cause(ctx))
 	}
 }
