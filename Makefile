@@ -33,7 +33,9 @@ demo:
 	./bin/demo
 
 # Runtime.CallTool against a direct go-sdk ClientSession.CallTool on the same
-# example server, printed side by side with the ratio, and CallTool and
+# example server over stdio, in memory and over Streamable HTTP, and with 8
+# and 64 concurrent callers on one stdio server, printed side by side with
+# the ratio, its spread over the runs and its target (P1), and CallTool and
 # SIGKILL-to-ready alone against with a subscriber that never reads; then readiness,
 # recovery, shutdown, concurrency and a 10 000-server startup; then 50 slow
 # servers started one after another against 8 at once (the two sides run
@@ -49,6 +51,7 @@ demo:
 bench:
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench 'BenchmarkCallTool$$' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkCallToolConcurrent' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkCallToolSubscriber' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkRecoverySubscriber' -count 5 -benchtime 1x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/

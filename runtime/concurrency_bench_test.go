@@ -4,10 +4,15 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // BenchmarkConcurrentCalls measures S7: 8 concurrent 200 ms calls of the
@@ -87,4 +92,70 @@ func medianOf[T cmp.Ordered](d []T) T {
 	d = slices.Clone(d)
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// BenchmarkCallToolConcurrent is P1 under load: 8 and 64 callers at once
+// on one stdio server, calling the example server's echo tool, direct
+// go-sdk ClientSession.CallTool against Runtime.CallTool. ns/op is the
+// time per call (the run's wall time over its b.N calls, shared out
+// among the callers), cpu-ns/op this process's CPU per call and
+// server-cpu-ns/op the server process's (Linux).
+func BenchmarkCallToolConcurrent(b *testing.B) {
+	args := map[string]any{"text": "hello"}
+	for _, callers := range []int{8, 64} {
+		b.Run(fmt.Sprintf("stdio/%d", callers), func(b *testing.B) {
+			cmd := exec.Command(demoBin, "serve")
+			direct := connectDirect(b, &mcp.CommandTransport{Command: cmd})
+			rt := startBench(b, Options{}, exampleServer("ex"))
+			sameProtocol(b, direct, rt)
+			b.Run("direct", func(b *testing.B) {
+				measureConcurrent(b, callers, cmd.Process.Pid, func(ctx context.Context) error {
+					_, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+					return err
+				})
+			})
+			b.Run("runtime", func(b *testing.B) {
+				measureConcurrent(b, callers, serverPID(rt), func(ctx context.Context) error {
+					_, err := rt.CallTool(ctx, "ex__echo", args)
+					return err
+				})
+			})
+		})
+	}
+}
+
+// measureConcurrent makes b.N calls from callers goroutines at once,
+// each taking the next call until b.N were taken, after a warm-up of a
+// few calls per caller, and reports the CPU per call as measure does.
+func measureConcurrent(b *testing.B, callers, pid int, call func(context.Context) error) {
+	ctx := context.Background()
+	run := func(n int) error {
+		var taken atomic.Int64
+		errs := make(chan error, callers)
+		var wg sync.WaitGroup
+		for range callers {
+			wg.Go(func() {
+				for taken.Add(1) <= int64(n) {
+					if err := call(ctx); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs // nil once closed and empty
+	}
+	if err := run(4 * callers); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu := startCPU(pid)
+	b.ResetTimer()
+	if err := run(b.N); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	cpu.report(b)
 }

@@ -44,10 +44,10 @@ func BenchmarkCallToolSubscriber(b *testing.B) {
 		}
 	}
 	pair := func(b *testing.B, rt *Runtime) {
-		b.Run("alone", func(b *testing.B) { measure(b, call(rt)) })
+		b.Run("alone", func(b *testing.B) { measure(b, 0, call(rt)) })
 		b.Run("subscribed", func(b *testing.B) {
 			defer neverReading(b, rt)()
-			measure(b, call(rt))
+			measure(b, 0, call(rt))
 		})
 	}
 	b.Run("stdio", func(b *testing.B) {

@@ -1,7 +1,12 @@
 // Command benchratio reads `go test -bench` output on stdin and prints each
 // "runtime" sub-benchmark beside its "direct" sibling with the ratio of
 // every metric (median over -count runs), so a target like "≤ 1.05× CPU"
-// is read off one run on one machine.
+// is read off one run on one machine. Beside each ratio is its spread,
+// the lowest and highest of the per-run ratios (the runs of the two sides
+// paired in order: `go test -count` runs direct then runtime, once per
+// count, so run i of one side ran next to run i of the other), and, for
+// a ratio with a target (ratioTargets), the target and whether the
+// median met it.
 //
 // It pairs names of the form Benchmark<X>/<transport>/direct and
 // Benchmark<X>/<transport>/runtime, and likewise .../alone and
@@ -77,21 +82,7 @@ func run(in io.Reader, out io.Writer) error {
 			continue
 		}
 		found = true
-		fmt.Fprintf(out, "\n%s (median of runs)\n", base)
-		fmt.Fprintf(out, "  %-12s %14s %14s %8s\n", "metric", pair[0], pair[1], "ratio")
-		units := make([]string, 0, len(s[name]))
-		for u := range s[name] {
-			units = append(units, u)
-		}
-		slices.Sort(units)
-		for _, u := range units {
-			d, r := median(direct[u]), median(s[name][u])
-			ratio := "-"
-			if d > 0 {
-				ratio = fmt.Sprintf("%.3fx", r/d)
-			}
-			fmt.Fprintf(out, "  %-12s %14.0f %14.0f %8s\n", u, d, r, ratio)
-		}
+		printPair(out, base, pair, direct, s[name])
 	}
 	if printTargets(out, s, order) {
 		found = true
@@ -100,6 +91,65 @@ func run(in io.Reader, out io.Writer) error {
 		return fmt.Errorf("no direct/runtime pairs (nor alone/subscribed) and no benchmark with a target in the input")
 	}
 	return nil
+}
+
+// printPair prints one pair: per metric, both medians, their ratio, the
+// spread of the per-run ratios, and the target if the metric has one.
+func printPair(out io.Writer, base string, pair [2]string, direct, other map[string][]float64) {
+	fmt.Fprintf(out, "\n%s (median of runs)\n", base)
+	fmt.Fprintf(out, "  %-16s %14s %14s %8s %15s %s\n", "metric", pair[0], pair[1], "ratio", "spread", "target")
+	goals := ratioGoals(base)
+	units := make([]string, 0, len(other))
+	for u := range other {
+		units = append(units, u)
+	}
+	for u := range goals {
+		if _, ok := other[u]; !ok {
+			units = append(units, u) // a target whose metric is missing
+		}
+	}
+	slices.Sort(units)
+	for _, u := range units {
+		d, r := median(direct[u]), median(other[u])
+		ratio, spread := "-", "-"
+		if d > 0 {
+			ratio = fmt.Sprintf("%.3fx", r/d)
+		}
+		if lo, hi, ok := ratioSpread(direct[u], other[u]); ok {
+			spread = fmt.Sprintf("%.3f–%.3fx", lo, hi)
+		}
+		line := fmt.Sprintf("  %-16s %14.0f %14.0f %8s %15s", u, d, r, ratio, spread)
+		if bound, ok := goals[u]; ok {
+			verdict := "met"
+			switch {
+			case len(other[u]) == 0 || d <= 0:
+				verdict = "MISSING"
+			case r/d > bound:
+				verdict = "MISSED"
+			}
+			line += fmt.Sprintf(" ≤%.3f %s", bound, verdict)
+		}
+		fmt.Fprintln(out, line)
+	}
+}
+
+// ratioSpread is the lowest and highest of other[i]/direct[i] over the
+// runs both sides have (a run whose direct figure is 0 has no ratio).
+func ratioSpread(direct, other []float64) (lo, hi float64, ok bool) {
+	for i := range min(len(direct), len(other)) {
+		if direct[i] <= 0 {
+			continue
+		}
+		q := other[i] / direct[i]
+		if !ok || q < lo {
+			lo = q
+		}
+		if !ok || q > hi {
+			hi = q
+		}
+		ok = true
+	}
+	return lo, hi, ok
 }
 
 func median(v []float64) float64 {

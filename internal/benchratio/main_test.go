@@ -15,14 +15,15 @@ const (
 	footer = "PASS\nok  \tgithub.com/openprogram/mcpvisor/runtime\t75.578s\n"
 )
 
-// stdio3 is a -count 3 run of one pair, with the medians
+// stdio3 is a -count 3 run of one pair, with the medians, the spreads of
+// the per-run ratios and the targets of BenchmarkCallTool/stdio
 //
-//	metric     direct  runtime  ratio
-//	B/op         1000     1200  1.200x
-//	allocs/op      10       12  1.200x
-//	cpu-ns/op     500      525  1.050x
-//	ns/op        1000     1100  1.100x
-//	p50-ns        810      900  1.111x
+//	metric     direct  runtime  ratio   spread        target
+//	B/op         1000     1200  1.200x  1.200–1.200x
+//	allocs/op      10       12  1.200x  1.182–1.200x  ≤1.050 MISSED
+//	cpu-ns/op     500      525  1.050x  0.883–1.275x  ≤1.050 met
+//	ns/op        1000     1100  1.100x  0.909–1.444x
+//	p50-ns        810      900  1.111x  1.073–1.136x  ≤1.050 MISSED
 const stdio3 = "" +
 	"BenchmarkCallTool/stdio/direct-2  \t    2000\t      1000 ns/op\t       500.0 cpu-ns/op\t       800.0 p50-ns\t    1000 B/op\t      10 allocs/op\n" +
 	"BenchmarkCallTool/stdio/direct-2  \t    2000\t       900 ns/op\t       400.0 cpu-ns/op\t       820.0 p50-ns\t    1000 B/op\t      10 allocs/op\n" +
@@ -32,14 +33,24 @@ const stdio3 = "" +
 	"BenchmarkCallTool/stdio/runtime-2 \t    2000\t      1000 ns/op\t       530.0 cpu-ns/op\t       920.0 p50-ns\t    1200 B/op\t      13 allocs/op\n"
 
 var stdio3Rows = []row{
-	{"B/op", "1000", "1200", "1.200x"},
-	{"allocs/op", "10", "12", "1.200x"},
-	{"cpu-ns/op", "500", "525", "1.050x"},
-	{"ns/op", "1000", "1100", "1.100x"},
-	{"p50-ns", "810", "900", "1.111x"},
+	{"B/op", "1000", "1200", "1.200x", "1.200–1.200x", ""},
+	{"allocs/op", "10", "12", "1.200x", "1.182–1.200x", "≤1.050 MISSED"},
+	{"cpu-ns/op", "500", "525", "1.050x", "0.883–1.275x", "≤1.050 met"},
+	{"ns/op", "1000", "1100", "1.100x", "0.909–1.444x", ""},
+	{"p50-ns", "810", "900", "1.111x", "1.073–1.136x", "≤1.050 MISSED"},
 }
 
-type row struct{ metric, direct, runtime, ratio string }
+// untargeted are rows of a pair without targets.
+func untargeted(rows []row) []row {
+	out := slices.Clone(rows)
+	for i := range out {
+		out[i].goal = ""
+	}
+	return out
+}
+
+// row is a metric's line: goal is the target and verdict, if any.
+type row struct{ metric, direct, runtime, ratio, spread, goal string }
 
 type block struct {
 	base string
@@ -60,14 +71,14 @@ func parse(t *testing.T, out string) []block {
 			t.Fatalf("line before any block: %q", line)
 		default:
 			f := strings.Fields(line)
-			if len(f) != 4 {
-				t.Fatalf("row %q has %d fields, want 4", line, len(f))
-			}
 			if f[0] == "metric" {
 				continue
 			}
+			if len(f) != 5 && len(f) != 7 {
+				t.Fatalf("row %q has %d fields, want 5 (or 7 with a target)", line, len(f))
+			}
 			b := &blocks[len(blocks)-1]
-			b.rows = append(b.rows, row{f[0], f[1], f[2], f[3]})
+			b.rows = append(b.rows, row{f[0], f[1], f[2], f[3], f[4], strings.Join(f[5:], " ")})
 		}
 	}
 	return blocks
@@ -114,7 +125,7 @@ func TestRunPairs(t *testing.T) {
 			name: "an alone/subscribed pair",
 			in: header + strings.NewReplacer("/direct", "/alone", "/runtime", "/subscribed",
 				"CallTool/", "CallToolSubscriber/").Replace(stdio3) + footer,
-			want: []block{{"BenchmarkCallToolSubscriber/stdio", stdio3Rows}},
+			want: []block{{"BenchmarkCallToolSubscriber/stdio", untargeted(stdio3Rows)}},
 		},
 		{
 			name: "two transports in input order",
@@ -122,14 +133,56 @@ func TestRunPairs(t *testing.T) {
 			want: []block{{"BenchmarkCallTool/inmemory", stdio3Rows}, {"BenchmarkCallTool/stdio", stdio3Rows}},
 		},
 		{
+			name: "a pair without targets",
+			in:   header + rename(stdio3, "sse") + footer,
+			want: []block{{"BenchmarkCallTool/sse", untargeted(stdio3Rows)}},
+		},
+		{
+			name: "concurrent callers: the time per call has a target",
+			in:   header + strings.ReplaceAll(stdio3, "CallTool/stdio/", "CallToolConcurrent/stdio/64/") + footer,
+			want: []block{{"BenchmarkCallToolConcurrent/stdio/64", []row{
+				{"B/op", "1000", "1200", "1.200x", "1.200–1.200x", ""},
+				{"allocs/op", "10", "12", "1.200x", "1.182–1.200x", ""},
+				{"cpu-ns/op", "500", "525", "1.050x", "0.883–1.275x", ""},
+				{"ns/op", "1000", "1100", "1.100x", "0.909–1.444x", "≤1.050 MISSED"},
+				{"p50-ns", "810", "900", "1.111x", "1.073–1.136x", ""},
+			}}},
+		},
+		{
+			name: "met within the target; a run with more runs on one side pairs what both have",
+			in: header +
+				"BenchmarkCallToolConcurrent/stdio/8/direct-2 \t 2000\t 1000 ns/op\n" +
+				"BenchmarkCallToolConcurrent/stdio/8/runtime-2\t 2000\t 1040 ns/op\n" +
+				"BenchmarkCallToolConcurrent/stdio/8/direct-2 \t 2000\t 1000 ns/op\n" +
+				"BenchmarkCallToolConcurrent/stdio/8/runtime-2\t 2000\t 990 ns/op\n" +
+				"BenchmarkCallToolConcurrent/stdio/8/direct-2 \t 2000\t 1000 ns/op\n" +
+				footer,
+			want: []block{{"BenchmarkCallToolConcurrent/stdio/8", []row{
+				{"ns/op", "1000", "1015", "1.015x", "0.990–1.040x", "≤1.050 met"},
+			}}},
+		},
+		{
+			name: "a target whose metric is missing",
+			in: header +
+				"BenchmarkCallTool/http/direct-2 \t 2000\t 1000 ns/op\n" +
+				"BenchmarkCallTool/http/runtime-2\t 2000\t 1100 ns/op\n" +
+				footer,
+			want: []block{{"BenchmarkCallTool/http", []row{
+				{"allocs/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"cpu-ns/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"ns/op", "1000", "1100", "1.100x", "1.100–1.100x", ""},
+				{"p50-ns", "0", "0", "-", "-", "≤1.050 MISSING"},
+			}}},
+		},
+		{
 			name: "a dash in the transport name is kept, the numeric suffix is not",
 			in:   header + strings.ReplaceAll(rename(stdio3, "http-sse"), "-2 ", "-16 ") + footer,
-			want: []block{{"BenchmarkCallTool/http-sse", stdio3Rows}},
+			want: []block{{"BenchmarkCallTool/http-sse", untargeted(stdio3Rows)}},
 		},
 		{
 			name: "a dash in the transport name without suffix",
 			in:   header + noSuffix(rename(stdio3, "http-sse")) + footer,
-			want: []block{{"BenchmarkCallTool/http-sse", stdio3Rows}},
+			want: []block{{"BenchmarkCallTool/http-sse", untargeted(stdio3Rows)}},
 		},
 		{
 			name: "-v output, logs and unrelated benchmarks are ignored",
@@ -156,7 +209,12 @@ func TestRunPairs(t *testing.T) {
 				"BenchmarkCallTool/stdio/runtime-2\t 2000\t 9999 ns/op\n" +
 				"BenchmarkCallTool/stdio/runtime-2\t 2000\t  100 ns/op\n" +
 				footer,
-			want: []block{{"BenchmarkCallTool/stdio", []row{{"ns/op", "1050", "1155", "1.100x"}}}},
+			want: []block{{"BenchmarkCallTool/stdio", []row{
+				{"allocs/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"cpu-ns/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"ns/op", "1050", "1155", "1.100x", "0.091–11.110x", ""},
+				{"p50-ns", "0", "0", "-", "-", "≤1.050 MISSING"},
+			}}},
 		},
 		{
 			name: "a zero or missing direct metric has no ratio",
@@ -165,10 +223,12 @@ func TestRunPairs(t *testing.T) {
 				"BenchmarkCallTool/stdio/runtime-2\t 2000\t 2000 ns/op\t      64 B/op\t       1 allocs/op\t 3.000 retries/op\n" +
 				footer,
 			want: []block{{"BenchmarkCallTool/stdio", []row{
-				{"B/op", "0", "64", "-"},
-				{"allocs/op", "0", "1", "-"},
-				{"ns/op", "1000", "2000", "2.000x"},
-				{"retries/op", "0", "3", "-"},
+				{"B/op", "0", "64", "-", "-", ""},
+				{"allocs/op", "0", "1", "-", "-", "≤1.050 MISSING"},
+				{"cpu-ns/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"ns/op", "1000", "2000", "2.000x", "2.000–2.000x", ""},
+				{"p50-ns", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"retries/op", "0", "3", "-", "-", ""},
 			}}},
 		},
 	}
@@ -194,12 +254,12 @@ func TestRunLayout(t *testing.T) {
 	}
 	want := `
 BenchmarkCallTool/stdio (median of runs)
-  metric               direct        runtime    ratio
-  B/op                   1000           1200   1.200x
-  allocs/op                10             12   1.200x
-  cpu-ns/op               500            525   1.050x
-  ns/op                  1000           1100   1.100x
-  p50-ns                  810            900   1.111x
+  metric                   direct        runtime    ratio          spread target
+  B/op                       1000           1200   1.200x    1.200–1.200x
+  allocs/op                    10             12   1.200x    1.182–1.200x ≤1.050 MISSED
+  cpu-ns/op                   500            525   1.050x    0.883–1.275x ≤1.050 met
+  ns/op                      1000           1100   1.100x    0.909–1.444x
+  p50-ns                      810            900   1.111x    1.073–1.136x ≤1.050 MISSED
 `
 	if out.String() != want {
 		t.Errorf("report =\n%s\nwant\n%s", out.String(), want)

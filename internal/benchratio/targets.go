@@ -56,6 +56,42 @@ func targets() []target {
 	}
 }
 
+// ratioTarget is a bound on the median ratio runtime/direct of a metric
+// of a direct/runtime pair (P1: the runtime's per-call cost at most 1.05×
+// a direct go-sdk call).
+type ratioTarget struct {
+	base, metric string
+	bound        float64
+}
+
+// ratioTargets are the ratio goals `make bench` reports on: client CPU,
+// allocations (in memory and over HTTP they count the server's too, as
+// it runs in the process) and median latency of one caller on each
+// transport, and the time per call of 8 and 64 concurrent callers.
+func ratioTargets() []ratioTarget {
+	var ts []ratioTarget
+	for _, transport := range []string{"stdio", "inmemory", "http"} {
+		for _, metric := range []string{"cpu-ns/op", "allocs/op", "p50-ns"} {
+			ts = append(ts, ratioTarget{"BenchmarkCallTool/" + transport, metric, 1.05})
+		}
+	}
+	for _, callers := range []string{"8", "64"} {
+		ts = append(ts, ratioTarget{"BenchmarkCallToolConcurrent/stdio/" + callers, "ns/op", 1.05})
+	}
+	return ts
+}
+
+// ratioGoals are the ratio targets of one pair, by metric.
+func ratioGoals(base string) map[string]float64 {
+	goals := map[string]float64{}
+	for _, t := range ratioTargets() {
+		if t.base == base {
+			goals[t.metric] = t.bound
+		}
+	}
+	return goals
+}
+
 // printTargets prints, in input order, each benchmark that has a target,
 // and reports whether it printed any.
 func printTargets(out io.Writer, s samples, order []string) bool {

@@ -38,6 +38,7 @@ const (
 //	-freeze-tool           register the freeze tool (a deadlock on demand) and the probes tool
 //	-progress-tools        register progress, progress_silent and meta (progress reports, _meta echo)
 //	-protocol VERSION      speak only this protocol version
+//	-no-logging            do not declare logging in the capabilities
 //	-instructions-file P   add the text of the file P (read at start) to the instructions
 //	-initialize-delay D    wait D (a duration: 100ms) before answering initialize
 //	-initialize-dir DIR    record initialize in DIR/initialize.log with how many were in flight
@@ -70,6 +71,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.FreezeTool, "freeze-tool", false, "register the freeze tool (after its call no request is answered) and the probes tool (counts ping and server/discover requests)")
 	fs.BoolVar(&opts.ProgressTools, "progress-tools", false, "register the progress tools: progress (reports every period_ms), progress_silent (reports, then silence) and meta (echoes _meta)")
 	fs.StringVar(&opts.Protocol, "protocol", "", "speak only this protocol `version` (e.g. 2025-11-25)")
+	fs.BoolVar(&opts.NoLogging, "no-logging", false, "do not declare logging in the server's capabilities")
 	fs.StringVar(&opts.InstructionsFile, "instructions-file", "", "add the text of the file at `path` (read at start) to the instructions")
 	fs.DurationVar(&opts.InitializeDelay, "initialize-delay", 0, "wait `duration` before answering initialize (a server slow to start)")
 	fs.StringVar(&opts.InitializeDir, "initialize-dir", "", "record initialize in `dir`/"+InitializeLog+" with how many servers sharing dir were in theirs")

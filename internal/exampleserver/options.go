@@ -78,6 +78,9 @@ type Options struct {
 	// (an older one than the client's first choice makes it talk like an
 	// older server: sampling and elicitation as requests of its own).
 	Protocol string
+	// NoLogging leaves logging out of the server's capabilities (the SDK
+	// declares it by default), as a server that never logs does.
+	NoLogging bool
 	// InstructionsFile, if set, names a file whose text the server adds
 	// to its instructions, read when the server starts (a missing file
 	// adds nothing): a test changes the file and restarts the server to

@@ -87,6 +87,11 @@ func serverOptions(opts Options, stderr *lockedWriter) *mcp.ServerOptions {
 	if opts.Protocol != "" {
 		so.SupportedProtocolVersions = []string{opts.Protocol}
 	}
+	if opts.NoLogging {
+		// Not nil, which is the SDK's default of logging only; the SDK
+		// adds what the server registers (tools, prompts, resources).
+		so.Capabilities = &mcp.ServerCapabilities{}
+	}
 	return so
 }
 

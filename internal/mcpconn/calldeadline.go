@@ -14,9 +14,12 @@ import (
 //     any, no progress since the last report;
 //   - errMaxCall: progress kept restarting the timeout until the call had
 //     run max_call_seconds.
+//   - errRequestOver: the request ended (stop): answered, or failed
+//     otherwise.
 var (
-	errIdle    = errors.New("no answer within timeout_seconds")
-	errMaxCall = errors.New("still running at max_call_seconds")
+	errIdle        = errors.New("no answer within timeout_seconds")
+	errMaxCall     = errors.New("still running at max_call_seconds")
+	errRequestOver = errors.New("the request is over")
 )
 
 // requestDeadline is the deadline of one request: timeout_seconds from
@@ -91,7 +94,8 @@ func (d *requestDeadline) progress() {
 }
 
 // stop releases the timer and ends the request's context (the request is
-// over) with cause context.Canceled.
+// over) with cause errRequestOver, by which an HTTP request tells that
+// it may finish reading its answer (see linkRequest).
 func (d *requestDeadline) stop() {
 	d.mu.Lock()
 	if !d.stopped {
@@ -99,7 +103,7 @@ func (d *requestDeadline) stop() {
 		d.timer.Stop()
 	}
 	d.mu.Unlock()
-	d.cancel(context.Canceled)
+	d.cancel(errRequestOver)
 }
 
 // hadProgress reports whether progress ever restarted the timeout.

@@ -96,7 +96,7 @@ func TestStoppedDeadlineStaysStopped(t *testing.T) {
 	dl.progress()
 	clock.Advance(time.Minute)
 	dl.fire() // what the timer would do, had stop left it running
-	if cause := ended(t, ctx); cause != context.Canceled || dl.hadProgress() {
-		t.Fatalf("cause %v (progress %v), want context.Canceled and no progress", cause, dl.hadProgress())
+	if cause := ended(t, ctx); cause != errRequestOver || dl.hadProgress() {
+		t.Fatalf("cause %v (progress %v), want errRequestOver and no progress", cause, dl.hadProgress())
 	}
 }

@@ -23,17 +23,18 @@ import (
 // notifications/cancelled.
 func (c *Conn) CallTool(ctx context.Context, name string, args any) (res *mcp.CallToolResult, err error) {
 	reqCtx, dl := startDeadline(ctx, c.clock, c.timeout, c.maxCall)
-	token, done := c.progress.register(ctx, tools.ProgressFrom(ctx), dl)
-	defer done()
+	progress := c.progress.register(ctx, tools.ProgressFrom(ctx), dl)
+	defer progress.done()
 	err = c.run(ctx, reqCtx, dl, op{verb: "calling", arg: name}, func(callCtx context.Context) error {
 		// A fresh params value and Meta per call: the SDK writes into them.
 		params := &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{}}
 		if c.logs {
 			// From protocol 2026-07-28 on, a server takes the log level of
-			// what it logs during a request from the request itself.
+			// what it logs during a request from the request itself (see
+			// perCallLogLevel).
 			params.Meta[mcp.MetaKeyLogLevel] = serverLogLevel
 		}
-		params.SetProgressToken(token)
+		params.SetProgressToken(progress.token)
 		res, err = c.cs.CallTool(callCtx, params)
 		return err
 	})

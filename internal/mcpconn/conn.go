@@ -55,7 +55,7 @@ type Conn struct {
 	listens   *listenTracker     // sees subscription streams end
 	reopen    *reopener          // reopens them, and subscribes the session at first
 	updates   *updateThrottle    // coalesces resource updates
-	logs      bool               // the server declares logging
+	logs      bool               // calls carry the log level in _meta (perCallLogLevel)
 
 	// cause, if set before the transport ends, is why it was ended from
 	// here (a refused token refresh) and becomes Err.

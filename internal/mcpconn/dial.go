@@ -309,7 +309,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			deadline.finish()
 			c := newConn(srv, opts, r, proc, stderr, scrub, logger)
 			c.progress, c.heard = progress, heard
-			c.logs = c.Capabilities().Logging != nil
+			c.logs = perCallLogLevel(r.cs.InitializeResult())
 			c.tap, c.httpConns, c.endLife, c.closeAuth, c.cut = tap, httpConns, endLife, closeAuth, cut
 			c.listens, c.reopen, c.updates = listens, newReopener(r.cs, opts.Features.Subscriptions, logger, srv.Timeout()), updates
 			listens.attach(c.reopen.ended)

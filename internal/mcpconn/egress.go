@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -92,13 +91,16 @@ func sameOriginRedirects(want string, refused func(error)) func(*http.Request, [
 // SDK flattens some transport errors into text (the SSE POSTs).
 type originGuard struct {
 	base    http.RoundTripper
+	url     *url.URL // the server's: a request with its scheme and host is of its origin
 	origin  string
 	headers http.Header
 	refused func(error)
 }
 
 func (t originGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if origin(req.URL) != t.origin {
+	// Nearly every request has the server's own scheme and host as
+	// configured; only the others have their origin worked out.
+	if (req.URL.Scheme != t.url.Scheme || req.URL.Host != t.url.Host) && origin(req.URL) != t.origin {
 		if req.Body != nil {
 			req.Body.Close()
 		}
@@ -143,11 +145,19 @@ func (t boundedAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
 	limit := int64(MaxResponseBody)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		limit = MaxErrorBody
-	} else if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+	} else if isEventStream(resp.Header.Get("Content-Type")) {
 		return resp, nil
 	}
 	resp.Body = &boundedBody{rc: resp.Body, left: limit, limit: limit, status: resp.StatusCode, origin: origin(req.URL), report: t.tooLarge}
 	return resp, nil
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream (its
+// parameters aside), without mime.ParseMediaType's map of them: every
+// Streamable HTTP answer is checked.
+func isEventStream(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
 
 // boundedBody reads at most limit bytes of a body; past that, Read fails

@@ -240,3 +240,16 @@ func TestOriginNormalisesDefaultPorts(t *testing.T) {
 		}
 	}
 }
+
+// isEventStream reads the media type as mime.ParseMediaType would: case
+// and parameters aside.
+func TestIsEventStream(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/event-stream": true, "Text/Event-Stream; charset=utf-8": true, " text/event-stream ;x=y": true,
+		"application/json": false, "": false, "text/event-streams": false, "text/event": false,
+	} {
+		if got := isEventStream(ct); got != want {
+			t.Errorf("isEventStream(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}

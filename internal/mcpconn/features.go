@@ -154,6 +154,20 @@ func logLevel(l mcp.LoggingLevel) string {
 // logger takes by default. The host's handler still filters.
 const serverLogLevel = "info"
 
+// perCallLogProtocol is the first protocol version whose servers take
+// the log level from each request's _meta (and the SDK's client sends its
+// _meta on every request). Versions are dates: they sort as strings.
+const perCallLogProtocol = "2026-07-28"
+
+// perCallLogLevel reports whether a session's calls carry the log level
+// in their _meta: only where the server reads it there (protocol
+// 2026-07-28 on) and logs at all (it declares logging). Anywhere else it
+// would be bytes the server decodes and validates on every call for
+// nothing.
+func perCallLogLevel(res *mcp.InitializeResult) bool {
+	return res != nil && res.ProtocolVersion >= perCallLogProtocol && res.Capabilities != nil && res.Capabilities.Logging != nil
+}
+
 // enableServerLogs asks a server that declares logging to send its log
 // messages: servers send none until the client sets a level. A server
 // that refuses only loses its logs.

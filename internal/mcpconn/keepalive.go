@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"syscall"
 	"time"
 
@@ -232,43 +233,57 @@ func (c *Conn) hung(why error) {
 var errCut = errors.New("the server was declared unresponsive")
 
 // cutTransport fails every request once cut: those not sent yet at once,
-// and those in flight (a stream's body included) by cancelling them.
+// and those in flight (a stream's body included) by cancelling them. It
+// holds the links of the requests in flight (see requestLink), which the
+// cut cancels: a set, rather than a context each request would watch,
+// costs a request no allocation.
 type cutTransport struct {
 	base http.RoundTripper
-	ctx  context.Context // done once cut
+
+	mu    sync.Mutex
+	cut   bool
+	links map[*requestLink]struct{}
 }
 
 // newCutTransport wraps base; the func cuts it.
 func newCutTransport(base http.RoundTripper) (http.RoundTripper, func()) {
-	ctx, cut := context.WithCancel(context.Background())
-	return cutTransport{base: base, ctx: ctx}, cut
+	t := &cutTransport{base: base, links: map[*requestLink]struct{}{}}
+	return t, t.cutAll
 }
 
-func (t cutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.ctx.Err() != nil {
+func (t *cutTransport) cutAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cut = true
+	for l := range t.links {
+		l.cancel()
+	}
+	clear(t.links)
+}
+
+func (t *cutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, link := linkRequest(req.Context(), t)
+	if link == nil {
 		return nil, errCut
 	}
-	ctx, cancel := context.WithCancel(req.Context())
-	unlink := context.AfterFunc(t.ctx, cancel)
-	release := func() { unlink(); cancel() }
 	resp, err := t.base.RoundTrip(req.WithContext(ctx))
 	if err != nil {
-		release()
+		link.release()
 		return nil, err
 	}
-	resp.Body = &cutBody{ReadCloser: resp.Body, release: release}
+	resp.Body = &cutBody{ReadCloser: resp.Body, link: link}
 	return resp, nil
 }
 
-// cutBody releases its request's link to the cut when it is closed.
+// cutBody releases its request's link when it is closed.
 type cutBody struct {
 	io.ReadCloser
-	release func()
+	link *requestLink
 }
 
 func (b *cutBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.release()
+	b.link.release()
 	return err
 }
 

@@ -53,6 +53,9 @@ func newProgressRouter(clock clockwork.Clock, scrub *redact.Scrubber, logger *sl
 // progressCall is one call's entry: its deadline, its host's callback
 // (nil if none) and the delivery of its reports to that callback.
 type progressCall struct {
+	token    string          // the call's progress token
+	ctx      context.Context // the caller's: end waits for the host no longer than it lasts
+	router   *progressRouter
 	deadline *requestDeadline
 	report   func(tools.Progress)
 	grace    clockwork.Timer // once the call ended: drops the entry
@@ -79,21 +82,28 @@ type rawProgress struct {
 // reports after the call returned.
 const progressGrace = 250 * time.Millisecond
 
-// register gives a call its token. done must be called when the call
-// ends (its deadline stopped first, so that a report no longer touches
-// it): see progressCall.end for what the host gets then.
-func (r *progressRouter) register(ctx context.Context, report func(tools.Progress), dl *requestDeadline) (token string, done func()) {
-	token = "mcpvisor-" + strconv.FormatUint(r.next.Add(1), 10)
-	e := &progressCall{deadline: dl, report: report}
+// register gives a call its entry, whose token goes in the request.
+// done must be called when the call ends (its deadline stopped first, so
+// that a report no longer touches it): see progressCall.end for what the
+// host gets then. The entry is the call's one allocation here: the token
+// is built in place and done is a method, not a closure.
+func (r *progressRouter) register(ctx context.Context, report func(tools.Progress), dl *requestDeadline) *progressCall {
+	var buf [len(tokenPrefix) + 20]byte // 20: the digits of the largest uint64
+	token := string(strconv.AppendUint(append(buf[:0], tokenPrefix...), r.next.Add(1), 10))
+	e := &progressCall{token: token, ctx: ctx, router: r, deadline: dl, report: report}
 	r.mu.Lock()
-	if r.isClosed() {
-		r.mu.Unlock()
-		return token, func() {} // the call fails at once: the session is closing
+	defer r.mu.Unlock()
+	if !r.isClosed() { // else the call fails at once: the session is closing
+		r.calls[token] = e
 	}
-	r.calls[token] = e
-	r.mu.Unlock()
-	return token, func() { r.end(ctx, token, e) }
+	return e
 }
+
+// tokenPrefix starts every progress token.
+const tokenPrefix = "mcpvisor-"
+
+// done ends the call's entry (see register).
+func (e *progressCall) done() { e.router.end(e) }
 
 // end is a call's done. A call without a host callback leaves the map at
 // once. One with a callback stays in the map for progressGrace: the SDK
@@ -101,14 +111,14 @@ func (r *progressRouter) register(ctx context.Context, report func(tools.Progres
 // handler goroutine, so the server's last reports, sent before the
 // result, can be handled just after it; they reach the callback during
 // the grace. end first hands the host the latest report received, waiting
-// for the callback running, but no longer than the grace (nor once ctx
+// for the callback running, but no longer than the grace (nor once e.ctx
 // ended or the Conn closed): a callback that blocks must not hold the
 // call past its own timeout. One that never returns keeps its goroutine
 // (the host's bug); what it missed is dropped when the grace ends.
-func (r *progressRouter) end(ctx context.Context, token string, e *progressCall) {
+func (r *progressRouter) end(e *progressCall) {
 	r.mu.Lock()
 	if e.report == nil || r.isClosed() {
-		delete(r.calls, token)
+		delete(r.calls, e.token)
 		r.mu.Unlock()
 		return
 	}
@@ -116,7 +126,7 @@ func (r *progressRouter) end(ctx context.Context, token string, e *progressCall)
 	e.grace = r.clock.AfterFunc(progressGrace, func() {
 		defer close(over)
 		r.mu.Lock()
-		delete(r.calls, token)
+		delete(r.calls, e.token)
 		r.mu.Unlock()
 		// A report still pending behind a busy callback is dropped too:
 		// none reaches the host after the grace (nor after Close).
@@ -125,7 +135,7 @@ func (r *progressRouter) end(ctx context.Context, token string, e *progressCall)
 		e.mu.Unlock()
 	})
 	r.mu.Unlock()
-	e.flush(ctx, r.closed, over)
+	e.flush(e.ctx, r.closed, over)
 }
 
 // deliver handles one progress notification (see progressRouter: it must

@@ -53,14 +53,14 @@ func routerCallCtx(t *testing.T, ctx context.Context, scrub *redact.Scrubber, h 
 	r = newProgressRouter(clock, scrub, slog.New(slog.DiscardHandler))
 	t.Cleanup(r.close)
 	_, dl := startDeadline(t.Context(), clock, time.Hour, time.Hour)
-	token, done = r.register(ctx, func(p tools.Progress) {
+	call := r.register(ctx, func(p tools.Progress) {
 		if p.Message == "wait" {
 			close(busy)
 			<-gate
 		}
 		h.add(p.Message)
 	}, dl)
-	return r, clock, token, dl.stop, done
+	return r, clock, call.token, dl.stop, call.done
 }
 
 func report(r *progressRouter, token, message string) {

@@ -55,7 +55,7 @@ func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber
 	headers.Set(RequestMarkHeader, mark)
 	to := origin(u)
 	client := &http.Client{
-		Transport:     boundedAnswers{base: originGuard{base: base, origin: to, headers: headers, refused: fatal}, tooLarge: fatal},
+		Transport:     boundedAnswers{base: originGuard{base: base, url: u, origin: to, headers: headers, refused: fatal}, tooLarge: fatal},
 		CheckRedirect: sameOriginRedirects(to, fatal),
 	}
 	if srv.Auth != nil {

@@ -24,6 +24,7 @@ func (c *Conn) CallToolJSON(ctx context.Context, name string, args any) (*mcp.Ca
 		return res, nil, err
 	}
 	slot := &structuredSlot{}
+	slot.ids = slot.first[:0] // one id unless the SDK retries the call
 	defer c.tap.forget(slot)
 	res, err := c.CallTool(context.WithValue(ctx, structuredSlotKey{}, slot), name, args)
 	if err != nil {
@@ -47,9 +48,10 @@ type structuredSlotKey struct{}
 // requests went out under (several, when the SDK retried it for input), so
 // that the tap can forget them when the call returns unanswered.
 type structuredSlot struct {
-	raw atomic.Pointer[json.RawMessage]
-	mu  sync.Mutex
-	ids []jsonrpc.ID
+	raw   atomic.Pointer[json.RawMessage]
+	mu    sync.Mutex
+	ids   []jsonrpc.ID
+	first [1]jsonrpc.ID // ids' first backing array: no allocation for one id
 }
 
 // sent records that the call sent a request under id.
