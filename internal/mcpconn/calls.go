@@ -34,6 +34,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (res *mcp.Ca
 			params.Meta[mcp.MetaKeyLogLevel] = serverLogLevel
 		}
 		params.SetProgressToken(token)
+		params.Meta = c.withTraceMeta(callCtx, params.Meta)
 		res, err = c.cs.CallTool(callCtx, params)
 		return err
 	})
