@@ -42,6 +42,7 @@ func runServe(args []string) int {
 	var projects stringList
 	fs.Var(&projects, "project", "a project `folder` whose hosts' project files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) the catalog reads; repeatable (runtime.Options.Projects)")
 	home := fs.String("home", "", "the home `directory` the catalog reads the other hosts' files under (default $HOME; runtime.Options.Home)")
+	otelMode := fs.String("otel", "", "export OpenTelemetry spans and metrics: \"stdout\" writes one JSON object per span or metric batch to stdout (logs stay on stderr)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,7 +65,21 @@ func runServe(args []string) int {
 	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
 		KeepAlive: *keepAlive, Home: *home, Projects: projects}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), opts, *listen)
+	stdout := &lineWriter{w: os.Stdout}
+	stopOTel, err := withOTel(*otelMode, stdout, &opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "demo run:", err)
+		return 2
+	}
+	logger := newLogger(os.Stderr, level)
+	code := serveAPI(stdout, logger, opts, *listen)
+	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+	defer cancel()
+	if err := stopOTel(ctx); err != nil {
+		logger.Error("flushing OpenTelemetry", "error", err)
+		code = max(code, 1)
+	}
+	return code
 }
 
 // stringList is a repeatable string flag.
