@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"syscall"
@@ -13,17 +14,18 @@ import (
 	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
-// demo run -otel stdout: a tool call through the management API reaches
+// demo run -otel stdout,prometheus: a tool call through the management API reaches
 // stdout as one JSON object for its span, whose trace and span ids are the
 // traceparent the server received in _meta (its meta tool echoes it),
 // and an echo's;
 // stdout holds the listening line, then only JSON objects, a metric batch
 // among them (flushed at shutdown); nothing of the arguments is in any.
+// With prometheus beside it, GET /metrics has the metrics as text.
 func TestRunOTelStdout(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{demoBin, "serve", "-progress-tools"},
 		Env: map[string]string{testutil.MarkerEnv: marker}, Enabled: true})
-	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0", "-otel", "stdout")
+	cmd := demoCommand("run", "-state-dir", dir, "-listen", "127.0.0.1:0", "-otel", "stdout,prometheus")
 	logs := &lockedBuffer{}
 	cmd.Stderr = logs
 	stdout, err := cmd.StdoutPipe()
@@ -80,6 +82,30 @@ func TestRunOTelStdout(t *testing.T) {
 		t.Fatalf("calling echo: %v %v", resp, err)
 	}
 	resp.Body.Close()
+
+	// -otel prometheus: the same metrics in the text format, at /metrics
+	// of the API's listener, for a loopback Host only.
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`mcpvisor_calls_total{`, `mcp_client_operation_duration_seconds_bucket{`, `mcpvisor_servers{`, `mcpvisor_server_state="ready"`} {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(text), want) {
+			t.Errorf("GET /metrics: %d, no %s in:\n%s", resp.StatusCode, want, text)
+		}
+	}
+	if strings.Contains(string(text), marker) {
+		t.Error("/metrics holds the arguments' marker")
+	}
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Host = "attacker.example"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("GET /metrics with a foreign Host: %v %v, want 403", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	if err := waitBounded(cmd, 30*time.Second); err != nil {
 		t.Fatalf("demo run after SIGTERM: %v\n%s", err, logs.String())
