@@ -163,6 +163,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	case err != nil:
 		r.bus.Close()
 		<-r.logDone
+		_ = r.tel.Close() // the host's MeterProvider keeps no callback of a runtime that never ran
 		return nil, fmt.Errorf("loading config: %w", err)
 	}
 	r.config.Store(&config.File{})
@@ -223,6 +224,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		r.system.Shutdown()
 		r.bus.Close()
 		<-r.logDone
+		_ = r.tel.Close()
 		return nil, fmt.Errorf("spawning manager: %w", err)
 	}
 	r.manager = pid

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -24,7 +25,7 @@ func (r *Runtime) newTelemetry() (*telemetry.Telemetry, error) {
 		TracerProvider: r.opts.TracerProvider,
 		MeterProvider:  r.opts.MeterProvider,
 		Propagator:     r.opts.Propagator,
-		Version:        r.opts.ClientVersion,
+		Version:        moduleVersion(debug.ReadBuildInfo()), // the instrumentation's, not the host's ClientVersion
 		States:         r.serverStates,
 	})
 }
