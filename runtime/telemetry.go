@@ -21,6 +21,9 @@ import (
 
 // newTelemetry builds r.tel from the options; nil without a provider.
 func (r *Runtime) newTelemetry() (*telemetry.Telemetry, error) {
+	if r.opts.TracerProvider == nil && r.opts.MeterProvider == nil {
+		return nil, nil // nor read the build info
+	}
 	return telemetry.New(telemetry.Options{
 		TracerProvider: r.opts.TracerProvider,
 		MeterProvider:  r.opts.MeterProvider,
