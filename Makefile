@@ -52,6 +52,7 @@ bench:
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench 'BenchmarkCallTool$$' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkCallToolConcurrent' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkCallToolOTel' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkCallToolSubscriber' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkRecoverySubscriber' -count 5 -benchtime 1x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/

@@ -13,6 +13,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
@@ -118,6 +119,10 @@ type Deps struct {
 	// block) once a removed server's actor stopped and its processes are
 	// gone: nothing of it can ask for anything any more.
 	Freed func(name string)
+	// Propagator, if set, writes the trace context of each tool call,
+	// resource read and prompt get into its request _meta
+	// (mcpconn.Options.Propagator); nil without a TracerProvider.
+	Propagator propagation.TextMapPropagator
 }
 
 // clock is d.Clock, or the real clock if none is set.

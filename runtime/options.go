@@ -13,6 +13,9 @@ import (
 
 	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/openprogram/mcpvisor/actors"
 	"github.com/openprogram/mcpvisor/config"
@@ -193,6 +196,21 @@ type Options struct {
 	// search_tools tool and the pinned tools instead of every tool (see
 	// ToolSearch). Default off.
 	ToolSearch ToolSearch
+
+	// TracerProvider, if set, makes a client span per tool call, resource
+	// read and prompt get, a child of the span in the caller's ctx, and
+	// the runtime sends the span's W3C trace context to the server in the
+	// request's _meta (traceparent, tracestate, baggage). Default: no
+	// spans and nothing added to any request. See the README's
+	// OpenTelemetry section for the span names and attributes.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, if set, records the runtime's metrics: calls, errors,
+	// call duration, servers by state, restarts, logins and token
+	// refreshes. Default: none.
+	MeterProvider metric.MeterProvider
+	// Propagator writes the trace context into the requests' _meta when
+	// TracerProvider is set. Default: W3C TraceContext and Baggage.
+	Propagator propagation.TextMapPropagator
 
 	// transport, if set, replaces every server's transport; tests and
 	// benchmarks in this package use it for in-memory servers.

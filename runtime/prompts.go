@@ -16,7 +16,16 @@ func (r *Runtime) Prompts() []prompts.Prompt { return r.prompts.List() }
 // a missing required argument with a *prompts.ArgumentError.
 func (r *Runtime) GetPrompt(ctx context.Context, name string, args map[string]string) (prompts.Rendered, error) {
 	p, ok := r.prompts.Get(name)
-	if !ok {
+	if r.tel != nil {
+		return r.tracedPrompt(ctx, name, &p, ok, args)
+	}
+	return r.getPrompt(ctx, name, &p, ok, args)
+}
+
+// getPrompt is GetPrompt once the registry was asked: p is the prompt if
+// known.
+func (r *Runtime) getPrompt(ctx context.Context, name string, p *prompts.Prompt, known bool, args map[string]string) (prompts.Rendered, error) {
+	if !known {
 		return prompts.Rendered{}, fmt.Errorf("getting prompt %q: %w", name, prompts.ErrUnknownPrompt)
 	}
 	return p.Get(ctx, args)

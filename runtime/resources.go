@@ -63,6 +63,14 @@ type ResourceResult struct {
 // the URI; the result is then the same for every caller, which is why the
 // runtime copies what it returns.
 func (r *Runtime) ReadResource(ctx context.Context, server, uri string) (ResourceResult, error) {
+	if r.tel != nil {
+		return r.tracedRead(ctx, server, uri)
+	}
+	return r.readResource(ctx, server, uri)
+}
+
+// readResource is ReadResource without its telemetry.
+func (r *Runtime) readResource(ctx context.Context, server, uri string) (ResourceResult, error) {
 	if err := checkResourceURI(uri); err != nil {
 		return ResourceResult{}, fmt.Errorf("reading a resource on %q: %w", server, err)
 	}

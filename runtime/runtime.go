@@ -42,6 +42,7 @@ import (
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/procs"
+	"github.com/openprogram/mcpvisor/internal/telemetry"
 	"github.com/openprogram/mcpvisor/internal/toolsearch"
 	"github.com/openprogram/mcpvisor/prompts"
 	"github.com/openprogram/mcpvisor/status"
@@ -57,7 +58,8 @@ type Runtime struct {
 	registry *tools.Registry
 	prompts  *prompts.Registry
 	board    *status.Board
-	bus      *events.Bus // the one event stream; the board is its reducer
+	bus      *events.Bus          // the one event stream; the board is its reducer
+	tel      *telemetry.Telemetry // spans and metrics; nil without a provider (see telemetry.go)
 	procs    *procs.Tracker
 	gate     *requestGate // the limits of the requests servers send
 	system   *actor.ActorSystem
@@ -147,12 +149,16 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	r.subs.unsubscribe = r.unsubscribeCurrent
 	r.search.Store(toolsearch.Build(nil))
 	r.board = status.NewBoard(r.tails.Lines)
-	r.bus = events.NewBus(&events.Options{Reducer: r.board.Apply, Now: opts.clock.Now})
+	tel, err := r.newTelemetry()
+	if err != nil {
+		return nil, err
+	}
+	r.tel = tel
+	r.bus = events.NewBus(&events.Options{Reducer: r.reducer(), Now: opts.clock.Now})
 	// The log is one subscriber, from the first event on; Shutdown's
 	// bus.Close ends it once it has logged what is left.
 	go r.logEvents(r.bus.Subscribe(events.SubscribeOptions{Buffer: logSubBuffer}), r.logDone)
 	r.store = config.Store{Dir: r.opts.stateDir}
-	var err error
 	r.procs, err = procs.New(procs.Options{Subreaper: opts.Subreaper})
 	if err != nil {
 		opts.Logger.Warn("cannot become a child subreaper; orphans of servers are reaped by init", "error", err)
@@ -165,6 +171,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	case err != nil:
 		r.bus.Close()
 		<-r.logDone
+		_ = r.tel.Close() // the host's MeterProvider keeps no callback of a runtime that never ran
 		return nil, fmt.Errorf("loading config: %w", err)
 	}
 	r.config.Store(&config.File{})
@@ -206,6 +213,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		RequestMark:  r.id,
 		Config:       &r.config,
 		Procs:        r.procs,
+		Propagator:   r.tel.Propagator(),
 		Gone:         func(name string) { gate.forget(name); r.subs.serverGone(name) },
 		Freed:        func(name string) { gate.freed(name); r.subs.freed(name) },
 		Clock:        opts.clock,
@@ -224,6 +232,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		r.system.Shutdown()
 		r.bus.Close()
 		<-r.logDone
+		_ = r.tel.Close()
 		return nil, fmt.Errorf("spawning manager: %w", err)
 	}
 	r.manager = pid
@@ -288,8 +297,16 @@ func (r *Runtime) Registry() *tools.Registry { return r.registry }
 // unknown name fails with tools.ErrUnknownTool.
 func (r *Runtime) CallTool(ctx context.Context, name string, args any) (tools.Result, error) {
 	t, ok := r.registry.Get(name)
+	if r.tel != nil {
+		return r.tracedCall(ctx, name, &t, ok, args)
+	}
+	return r.execute(ctx, name, &t, ok, args)
+}
+
+// execute is CallTool once the registry was asked: t is the tool if known.
+func (r *Runtime) execute(ctx context.Context, name string, t *tools.Tool, known bool, args any) (tools.Result, error) {
 	switch {
-	case ok:
+	case known:
 		return t.Execute(ctx, args)
 	case name == SearchToolName && r.opts.ToolSearch.Enabled:
 		return r.searchTool().Execute(ctx, args)
@@ -360,7 +377,10 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 			r.gate.close()
 			r.system.Shutdown()
 			r.bus.Close() // every subscriber reads what is left, then ErrClosed
-			<-r.logDone   // so the log holds every line once Shutdown returned
+			if err := r.tel.Close(); err != nil {
+				r.opts.Logger.Warn("unregistering the servers gauge", "error", err)
+			}
+			<-r.logDone // so the log holds every line once Shutdown returned
 			close(r.drained)
 		}()
 	})

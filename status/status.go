@@ -212,8 +212,9 @@ func (b *Board) Apply(e events.Event) events.Event {
 	return e
 }
 
-// restartedFrom says whether a move into starting from s is a restart.
-func restartedFrom(s State) bool {
+// RestartedFrom says whether a move into starting from s is a restart (what
+// Server.Restarts counts).
+func RestartedFrom(s State) bool {
 	switch s {
 	case Ready, Backoff, Failed, NeedsAuth:
 		return true
@@ -232,7 +233,7 @@ func (b *Board) stateChanged(e events.StateChanged) events.Event {
 		// showing a start, say): no news, so no event.
 		return nil
 	}
-	if to == Starting && restartedFrom(from) {
+	if to == Starting && RestartedFrom(from) {
 		s.Restarts++
 	}
 	if from != to || s.Since.IsZero() {
@@ -287,6 +288,17 @@ func (b *Board) Get(name string) (Server, bool) {
 		s.StderrTail = b.tails(name)
 	}
 	return s, true
+}
+
+// State returns one server's state alone, without copying its status;
+// false as Get says. The servers gauge of the metrics reads it.
+func (b *Board) State(name string) (State, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if p := b.entries[name]; p != nil && p.State != "" {
+		return p.State, true
+	}
+	return "", false
 }
 
 // ConfigError is why the config file cannot be used, or "".

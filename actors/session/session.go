@@ -135,7 +135,7 @@ func (a *Actor) start(c actor.Context) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.ctx, a.cancel = ctx, cancel
 	a.hand = &handoff{}
-	opts := mcpconn.Options{Server: a.cfg, Logger: a.logger, Tail: a.tail, Grace: a.deps.Grace, Client: a.deps.Client, Go: a.deps.Work.Go, Clock: a.deps.Clock}
+	opts := mcpconn.Options{Server: a.cfg, Logger: a.logger, Tail: a.tail, Grace: a.deps.Grace, Client: a.deps.Client, Go: a.deps.Work.Go, Clock: a.deps.Clock, Propagator: a.deps.Propagator}
 	if a.deps.Transport != nil {
 		opts.Transport = a.deps.Transport(a.cfg)
 	}

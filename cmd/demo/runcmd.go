@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -42,6 +43,7 @@ func runServe(args []string) int {
 	var projects stringList
 	fs.Var(&projects, "project", "a project `folder` whose hosts' project files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) the catalog reads; repeatable (runtime.Options.Projects)")
 	home := fs.String("home", "", "the home `directory` the catalog reads the other hosts' files under (default $HOME; runtime.Options.Home)")
+	otelMode := fs.String("otel", "", "OpenTelemetry `exporters`, comma-separated: stdout writes one JSON object per span or metric batch to stdout (logs stay on stderr); prometheus serves the metrics at GET /metrics")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,7 +66,21 @@ func runServe(args []string) int {
 	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
 		KeepAlive: *keepAlive, Home: *home, Projects: projects}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), opts, *listen)
+	stdout := &lineWriter{w: os.Stdout}
+	otel, err := withOTel(*otelMode, stdout, &opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "demo run:", err)
+		return 2
+	}
+	logger := newLogger(os.Stderr, level)
+	code := serveAPI(stdout, logger, opts, *listen, otel.metrics)
+	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+	defer cancel()
+	if err := otel.stop(ctx); err != nil {
+		logger.Error("flushing OpenTelemetry", "error", err)
+		code = max(code, 1)
+	}
+	return code
 }
 
 // stringList is a repeatable string flag.
@@ -88,7 +104,9 @@ func pinList(flag string) []string {
 	return out
 }
 
-func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {
+// serveAPI runs the runtime of opts and its management API on listen
+// until a signal stops it; metrics, if set, serves GET /metrics beside it.
+func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string, metrics http.Handler) int {
 	// Signals are caught from the start, so that one arriving while the
 	// runtime starts is not lost (nor kills the process half started).
 	signals := make(chan os.Signal, 1)
@@ -111,7 +129,14 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 		logger.Error("starting runtime", "error", err)
 		return 1
 	}
-	srv := newAPIServer(managementHandler(rt), logger, apiTimeouts{})
+	handler := managementHandler(rt)
+	if metrics != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/", handler)
+		mux.Handle("/metrics", metrics)
+		handler = mux
+	}
+	srv := newAPIServer(handler, logger, apiTimeouts{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())

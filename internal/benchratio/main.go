@@ -11,7 +11,9 @@
 // It pairs names of the form Benchmark<X>/<transport>/direct and
 // Benchmark<X>/<transport>/runtime, and likewise .../alone and
 // .../subscribed (the same runtime without and with a subscriber that
-// never reads). A benchmark with a target (targets.go) is printed with
+// never reads), and .../runtime with .../noop and .../sdk (the same call
+// with OpenTelemetry's no-op providers and with the SDK recording). A
+// benchmark with a target (targets.go) is printed with
 // its medians beside the target and whether it was met.
 package main
 
@@ -37,7 +39,7 @@ type samples map[string]map[string][]float64
 
 // pairs are the sub-benchmark names compared: the baseline, then the one
 // divided by it.
-var pairs = [][2]string{{"direct", "runtime"}, {"alone", "subscribed"}}
+var pairs = [][2]string{{"direct", "runtime"}, {"alone", "subscribed"}, {"runtime", "noop"}, {"runtime", "sdk"}}
 
 func run(in io.Reader, out io.Writer) error {
 	s := samples{}

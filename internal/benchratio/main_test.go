@@ -325,3 +325,25 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// The OpenTelemetry benchmark's sub-benchmarks pair runtime with noop and
+// with sdk, each under its own heading, beside direct/runtime.
+func TestRunPairsOTel(t *testing.T) {
+	in := header +
+		"BenchmarkCallToolOTel/inmemory/direct-2 \t 3000\t 1000 ns/op\t 100 allocs/op\n" +
+		"BenchmarkCallToolOTel/inmemory/runtime-2 \t 3000\t 1100 ns/op\t 120 allocs/op\n" +
+		"BenchmarkCallToolOTel/inmemory/noop-2 \t 3000\t 1210 ns/op\t 132 allocs/op\n" +
+		"BenchmarkCallToolOTel/inmemory/sdk-2 \t 3000\t 1320 ns/op\t 150 allocs/op\n" + footer
+	var out bytes.Buffer
+	if err := run(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"runtime           noop", "runtime            sdk", "1.100x", "1.200x", "1.250x"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n := strings.Count(out.String(), "BenchmarkCallToolOTel/inmemory (median of runs)"); n != 3 {
+		t.Errorf("%d headings, want 3 (direct/runtime, runtime/noop, runtime/sdk):\n%s", n, out.String())
+	}
+}

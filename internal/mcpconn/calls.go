@@ -35,6 +35,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (res *mcp.Ca
 			params.Meta[mcp.MetaKeyLogLevel] = serverLogLevel
 		}
 		params.SetProgressToken(progress.token)
+		params.Meta = c.withTraceMeta(callCtx, params.Meta)
 		res, err = c.cs.CallTool(callCtx, params)
 		return err
 	})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/openprogram/mcpvisor/adapter"
 	"github.com/openprogram/mcpvisor/internal/redact"
@@ -56,6 +57,9 @@ type Conn struct {
 	reopen    *reopener          // reopens them, and subscribes the session at first
 	updates   *updateThrottle    // coalesces resource updates
 	logs      bool               // calls carry the log level in _meta (perCallLogLevel)
+	// propagator writes the trace context into each call's, read's and
+	// prompt get's _meta (see withTraceMeta); nil: none.
+	propagator propagation.TextMapPropagator
 
 	// cause, if set before the transport ends, is why it was ended from
 	// here (a refused token refresh) and becomes Err.

@@ -15,6 +15,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
@@ -100,6 +101,10 @@ type Options struct {
 	// name and marks them, so that those that leave the process group are
 	// killed at stop too. Nil: only the process group is killed.
 	Procs *procs.Tracker
+	// Propagator, if set, writes the W3C trace context of each tool
+	// call's, resource read's and prompt get's ctx into its request
+	// _meta (traceparent, tracestate, baggage). Nil: nothing is added.
+	Propagator propagation.TextMapPropagator
 }
 
 // dialResult is what the connecting goroutine hands to Dial.
@@ -366,6 +371,8 @@ func newConn(srv config.Server, opts Options, r dialResult, proc *stdioTransport
 		done:     make(chan struct{}),
 		kaDone:   make(chan struct{}),
 		goFn:     opts.Go,
+
+		propagator: opts.Propagator,
 	}
 	c.kaCtx, c.kaCancel = context.WithCancel(context.Background())
 	return c

@@ -54,7 +54,7 @@ func (c *Conn) ListPrompts(ctx context.Context) (list []*mcp.Prompt, err error) 
 // GetPrompt renders a prompt with its arguments.
 func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]string) (res *mcp.GetPromptResult, err error) {
 	err = c.do(ctx, op{verb: "getting prompt", arg: name}, func(ctx context.Context) error {
-		res, err = c.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		res, err = c.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args, Meta: c.withTraceMeta(ctx, nil)})
 		return err
 	})
 	return res, err
@@ -90,7 +90,7 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) (res *mcp.ListR
 // the caller must not change it.
 func (c *Conn) ReadResource(ctx context.Context, uri string) (res *mcp.ReadResourceResult, err error) {
 	err = c.do(ctx, op{verb: "reading resource", arg: uri}, func(ctx context.Context) error {
-		res, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		res, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: c.withTraceMeta(ctx, nil)})
 		return err
 	})
 	if err == nil && c.ProtocolVersion() >= cachingProtocol {
