@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -291,7 +290,7 @@ func (t *stdioTransport) groupStopped() bool {
 	return procs.GroupStopped(t.pid())
 }
 
-// kill SIGKILLs the server's process group at once; the stop sequence
+// kill SIGKILLs the server's process group (terminates its job) at once; the stop sequence
 // that follows reaps it and kills the marked processes outside the group.
 // SIGKILL ends a stopped process too.
 func (t *stdioTransport) kill() {
@@ -301,6 +300,6 @@ func (t *stdioTransport) kill() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.conn != nil && !t.stopped {
-		procs.SignalGroup(t.inner.Command.Process.Pid, syscall.SIGKILL)
+		t.tree.kill(t.inner.Command.Process.Pid)
 	}
 }
