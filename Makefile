@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 20s
 
-.PHONY: build test demo bench lint fuzz chaos conformance screenshot
+.PHONY: build test demo bench lint cross fuzz chaos conformance screenshot
 
 build:
 	$(GO) build $(PKGS)
@@ -73,9 +73,22 @@ chaos:
 	@CHAOS_KILLS=$(CHAOS_KILLS) $(GO) test -race -count=1 -v -run '^TestChaos$$' -timeout 30m ./chaos/ > bin/chaos.txt 2>&1; rc=$$?; \
 	  grep -E '^(chaos:|--- |ok|FAIL|panic)|_test.go' bin/chaos.txt; exit $$rc
 
-lint:
+lint: cross
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+
+# macOS and Windows, amd64 and arm64: the module builds, and go vet
+# type-checks every package with its test files (so every test binary
+# compiles; linking them too, with go test -c, costs minutes more for no
+# check vet lacks). Nothing here runs: those platforms are tested only by
+# this, see the README's Platforms section.
+CROSS ?= darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@set -e; for p in $(CROSS); do \
+	  echo "== $$p"; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(PKGS); \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet $(PKGS); \
+	done
 
 # Each fuzz target for $(FUZZTIME).
 fuzz:

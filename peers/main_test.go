@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package peers_test runs mcpvisor's runtime against real third-party MCP
 // servers: the official server-everything (npm), over stdio, legacy SSE and
 // Streamable HTTP, and a fleet of popular servers for tool search

@@ -85,3 +85,13 @@ func (rt *testRuntime) awaitCatalog(t testing.TB, name, what string, cond func()
 		return false
 	})
 }
+
+// readyPID waits for name to be ready and returns its process id.
+func readyPID(t *testing.T, rt *testRuntime, name string) int {
+	t.Helper()
+	st := rt.waitSettled(t, name)
+	if st.State != status.Ready || st.PID == 0 {
+		t.Fatalf("%s = %+v", name, st)
+	}
+	return st.PID
+}

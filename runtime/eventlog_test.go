@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -37,7 +36,7 @@ func TestRestartCountInEventsIsStatus(t *testing.T) {
 	first := rt.waitSettled(t, "ex")
 	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: 1})
 	defer sub.Close()
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+	if err := testutil.Kill(first.PID); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -80,7 +79,7 @@ func TestLogFromEvents(t *testing.T) {
 	rt.waitState(t, "crasher", status.Backoff)
 	sub := rt.bus.Subscribe(events.SubscribeOptions{Server: "ex", From: rt.bus.LastSeq() + 1})
 	defer sub.Close()
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+	if err := testutil.Kill(first.PID); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; {

@@ -3,11 +3,11 @@ package runtime
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 	"github.com/openprogram/mcpvisor/status"
 )
 
@@ -169,7 +169,7 @@ func TestSIGKILLEventSequence(t *testing.T) {
 	rt, pid := readyForKill(t)
 	sub := rt.Subscribe(events.SubscribeOptions{Server: "ex"})
 	defer sub.Close()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := testutil.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -189,7 +189,7 @@ func TestSIGKILLEventSequenceSSE(t *testing.T) {
 	rt, pid := readyForKill(t)
 	c := openEvents(t, eventsServer(t, rt.Runtime), "/api/mcp/events?server=ex", nil)
 	waitOpen(t, rt.Runtime, 1) // subscribed before the kill
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := testutil.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	checkKillSequence(t, rt, pid, func() killEvent {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -156,7 +155,7 @@ func TestLostSessionUnregistersTools(t *testing.T) {
 func TestLostSessionRecovers(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex"))
 	first := rt.waitSettled(t, "ex")
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+	if err := testutil.Kill(first.PID); err != nil {
 		t.Fatal(err)
 	}
 	if st := rt.waitBack(t, "ex"); st.PID == first.PID || st.Restarts != 1 || !strings.Contains(st.LastError, "lost") {
@@ -189,7 +188,7 @@ func TestUnfixableLossNotRetried(t *testing.T) {
 	rt := start(t, opts, srv)
 	first := rt.waitSettled(t, "ex")
 	os.Remove(bin) // the next start cannot find the command
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+	if err := testutil.Kill(first.PID); err != nil {
 		t.Fatal(err)
 	}
 	// The loss itself is retried, after the first backoff.

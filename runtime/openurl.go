@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os/exec"
 	goruntime "runtime"
 )
@@ -13,18 +14,36 @@ import (
 func defaultOpenURL(logger *slog.Logger) func(ctx context.Context, url string) error {
 	return func(ctx context.Context, url string) error {
 		logger.Info("open this URL in a browser to log in", "url", url)
-		var cmd *exec.Cmd
-		switch goruntime.GOOS {
-		case "darwin":
-			cmd = exec.CommandContext(ctx, "open", url)
-		case "windows":
-			cmd = exec.CommandContext(ctx, "rundll32", "url.dll,FileProtocolHandler", url)
-		default:
-			cmd = exec.CommandContext(ctx, "xdg-open", url)
+		argv, err := openerArgv(goruntime.GOOS, url)
+		if err != nil {
+			return err
 		}
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("running %s: %w", cmd.Args[0], err)
+			return fmt.Errorf("running %s: %w", argv[0], err)
 		}
 		return nil
+	}
+}
+
+// openerArgv returns the command that opens rawURL in the browser on goos:
+// open on macOS; on Windows rundll32's url.dll FileProtocolHandler, which
+// takes the URL as one argument (never `cmd /c start`: cmd.exe would read
+// the & of a query as a command separator); xdg-open elsewhere. Only an
+// http or https URL is opened: the authorization server names the URL,
+// and every one of these openers would as well run a file or another
+// scheme's handler (and a leading "-" would be an option).
+func openerArgv(goos, rawURL string) ([]string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("opening the authorization URL: not an http or https URL")
+	}
+	switch goos {
+	case "darwin":
+		return []string{"open", rawURL}, nil
+	case "windows":
+		return []string{"rundll32", "url.dll,FileProtocolHandler", rawURL}, nil
+	default:
+		return []string{"xdg-open", rawURL}, nil
 	}
 }

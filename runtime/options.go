@@ -135,8 +135,10 @@ type Options struct {
 	// refresh once the user restarts it). The login waits on a loopback
 	// callback until the browser comes back, LoginTimeout passes, or the
 	// server is restarted, disabled, deleted or shut down. Default: log the
-	// URL and try the platform's opener (xdg-open, open). The URL is also
-	// in the server's status (authorize_url) while the login waits.
+	// URL and try the platform's opener (xdg-open; open on macOS; rundll32
+	// url.dll,FileProtocolHandler on Windows), for an http or https URL
+	// only. The URL is also in the server's status (authorize_url) while
+	// the login waits.
 	OpenURL func(ctx context.Context, url string) error
 	// LoginTimeout bounds the wait for the browser. Default 5 minutes.
 	LoginTimeout time.Duration

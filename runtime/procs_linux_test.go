@@ -14,7 +14,6 @@ import (
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/internal/testutil"
-	"github.com/openprogram/mcpvisor/status"
 )
 
 // shServer runs script under sh -c with the example server's path as $1.
@@ -43,16 +42,6 @@ func waitForProcess(t *testing.T, argv ...string) int {
 		return false
 	})
 	return found
-}
-
-// readyPID waits for name to be ready and returns its process id.
-func readyPID(t *testing.T, rt *testRuntime, name string) int {
-	t.Helper()
-	st := rt.waitSettled(t, name)
-	if st.State != status.Ready || st.PID == 0 {
-		t.Fatalf("%s = %+v", name, st)
-	}
-	return st.PID
 }
 
 // Issue 10, finding 9: a Shutdown whose context ends before the stop

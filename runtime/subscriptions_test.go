@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -76,7 +75,7 @@ func TestSubscriptionDeliversUpdates(t *testing.T) {
 			}
 
 			// The process dies: the new session subscribes again.
-			if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+			if err := testutil.Kill(st.PID); err != nil {
 				t.Fatal(err)
 			}
 			rt.waitBack(t, "ex")

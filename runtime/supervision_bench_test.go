@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +35,7 @@ func BenchmarkRecovery(b *testing.B) {
 func measureRecovery(b *testing.B, rt *Runtime, pid int) {
 	for range b.N {
 		began := time.Now()
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := testutil.Kill(pid); err != nil {
 			b.Fatal(err)
 		}
 		pid = waitReadyPID(b, rt, "ex", pid)

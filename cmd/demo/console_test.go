@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -224,7 +223,7 @@ func TestConsole(t *testing.T) {
 		tb.t = t
 		pid := serverPID(t, rt, "ex")
 		tb.waitJS("ex's pid shown", onCard("ex", `c.querySelector('[data-field=pid]').textContent === '`+itoa(pid)+`'`))
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := testutil.Kill(pid); err != nil {
 			t.Fatal(err)
 		}
 		tb.waitJS("ex back, restarted once, on a new pid", onCard("ex", `c.querySelector('[data-state]').textContent === 'ready' && c.querySelector('[data-field=restarts]').textContent === '1' && c.querySelector('[data-field=pid]').textContent !== '`+itoa(pid)+`'`))

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,7 +64,8 @@ func runServe(args []string) int {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
+	// The subreaper is Linux's (elsewhere asking for it only logs a warning).
+	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: goruntime.GOOS == "linux",
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
 		KeepAlive: *keepAlive, Home: *home, Projects: projects}
 	stdout := &lineWriter{w: os.Stdout}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -78,7 +77,7 @@ func runTour(out io.Writer, logger *slog.Logger) (err error) {
 			return
 		}
 		for _, pid := range pids {
-			if syscall.Kill(pid, 0) == nil {
+			if processExists(pid) {
 				err = errors.Join(err, fmt.Errorf("server process %d still exists after shutdown", pid))
 				return
 			}
@@ -148,10 +147,10 @@ func showRecovery(ctx context.Context, out io.Writer, rt *runtime.Runtime, name 
 	before, _ := serverStatus(rt, name)
 	sub := rt.Subscribe(events.SubscribeOptions{Server: name})
 	defer sub.Close()
-	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+	if err := killProcess(before.PID); err != nil {
 		return fmt.Errorf("killing the example server: %w", err)
 	}
-	fmt.Fprintf(out, "\nrecovery:\n  killed the server process (pid %d) with SIGKILL\n", before.PID)
+	fmt.Fprintf(out, "\nrecovery:\n  killed the server process (pid %d) as a crash would\n", before.PID)
 	var (
 		sawBackoff, sawEvent bool
 		back                 time.Time // when status said it is back

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -306,7 +305,7 @@ func (t *stdioTransport) groupStopped() bool {
 	return procs.GroupStopped(t.pid())
 }
 
-// kill SIGKILLs the server's process group at once; the stop sequence
+// kill SIGKILLs the server's process group (terminates its job) at once; the stop sequence
 // that follows reaps it and kills the marked processes outside the group.
 // SIGKILL ends a stopped process too.
 func (t *stdioTransport) kill() {
@@ -316,6 +315,6 @@ func (t *stdioTransport) kill() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.conn != nil && !t.stopped {
-		procs.SignalGroup(t.inner.Command.Process.Pid, syscall.SIGKILL)
+		t.tree.kill(t.inner.Command.Process.Pid)
 	}
 }

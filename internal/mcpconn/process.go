@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,11 +24,13 @@ var errStopped = errors.New("stopped before the process started")
 
 // stdioTransport is the SDK's CommandTransport plus what the SDK does not
 // give us:
-//   - the child runs in its own process group, and stopping kills the whole
-//     group, so wrappers (npx, uvx, sh -c) leave no grandchild behind;
+//   - the child runs in its own process group (on Windows: its own Job
+//     Object, process_windows.go), and stopping kills the whole group, so
+//     wrappers (npx, uvx, sh -c) leave no grandchild behind;
 //   - every close, ours or the SDK's own (a failed initialize, a lost
 //     session), goes through one stop sequence: close stdin; after grace
-//     SIGTERM the group; after another grace SIGKILL it;
+//     SIGTERM the group; after another grace SIGKILL it (on Windows: after
+//     grace terminate the job);
 //   - a stop that comes before the process started prevents the start;
 //   - its processes carry the instance's mark (internal/procs), and the
 //     stop ends with killing every marked process, those that left the
@@ -42,6 +43,7 @@ type stdioTransport struct {
 	grace time.Duration
 	spawn func(func()) // runs tracked background work
 	proc  *procs.Proc  // the instance's account; nil: untracked
+	tree  processTree  // the platform's hold on the process tree
 
 	mu      sync.Mutex
 	conn    mcp.Connection // the SDK's connection, once the process started
@@ -70,7 +72,7 @@ func newStdioTransport(argv []string, dir string, env map[string]string, stderr 
 			return strings.HasPrefix(kv, procs.MarkEnv+"=")
 		}), mark)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownTree(cmd)
 	cmd.Stderr = stderr
 	// A grandchild that inherited stderr could keep the pipe open after
 	// the group leader died; never let Wait block on it for long.
@@ -143,7 +145,16 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		t.proc.Started(0)
 		return nil, err
 	}
-	t.proc.Started(t.inner.Command.Process.Pid)
+	pid := t.inner.Command.Process.Pid
+	if err := t.tree.adopt(pid, t.proc); err != nil {
+		// Windows: the process is suspended outside its job; it must not
+		// run so. Closing the connection reaps it.
+		_ = t.inner.Command.Process.Kill()
+		_ = c.Close()
+		t.proc.Started(0)
+		return nil, err
+	}
+	t.proc.Started(pid)
 	t.conn = c
 	return &groupConn{Connection: c, t: t}, nil
 }
@@ -229,20 +240,18 @@ func (t *stdioTransport) terminate() {
 	timer := time.NewTimer(t.grace)
 	defer timer.Stop()
 escalate:
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+	for _, step := range t.tree.escalation(pgid) {
 		select {
 		case <-reaped:
 			break escalate
 		case <-timer.C:
-			procs.SignalGroup(pgid, sig)
+			step()
 			timer.Reset(t.grace)
 		}
 	}
 	<-reaped
-	// The leader is gone; what it left goes too: the marked processes
-	// first (found while alive, those that left the group included), then
-	// the group.
-	t.proc.Finish(pgid, t.grace)
+	// The leader is gone; what it left goes too.
+	t.tree.finish(pgid, t.proc, t.grace)
 }
 
 // StopBound is the longest the stop sequence of a stdio server takes with

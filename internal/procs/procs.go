@@ -15,6 +15,16 @@
 //
 // A Tracker also counts each owner's (server's) processes until their
 // group is gone, so that a removal can be answered only then.
+//
+// Per platform: on Linux all of the above. On macOS (and the other Unixes)
+// process groups work the same; what needs /proc degrades: no mark scan
+// (a descendant that left the group with setsid is not found), no
+// subreaper, no stopped-state look (GroupStopped: the keepalive probe
+// finds a stopped server instead), and a zombie in a group counts as live
+// until reaped. On Windows there are no process groups: each server's tree
+// lives in a Job Object (Job), which holds every descendant (none can
+// leave it), so the mark scan has nothing to add there; KillAll
+// terminates every job.
 package procs
 
 import (
@@ -99,7 +109,8 @@ type Proc struct {
 	mark  string
 
 	mu   sync.Mutex
-	pgid int // 0 until Started
+	pgid int  // 0 until Started
+	job  *Job // Windows: the Job Object holding the tree; nil elsewhere
 	done bool
 }
 
@@ -140,6 +151,17 @@ func (p *Proc) Starting() {
 	p.t.mu.Unlock()
 }
 
+// SetJob records the Job Object that holds the instance's tree (Windows),
+// so that KillAll terminates it too. The caller keeps closing it.
+func (p *Proc) SetJob(j *Job) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.job = j
+	p.mu.Unlock()
+}
+
 // Started records the process group (the leader's pid), or with 0 that
 // the start failed. If KillAll ran already, the group is killed at once.
 func (p *Proc) Started(pgid int) {
@@ -148,6 +170,7 @@ func (p *Proc) Started(pgid int) {
 	}
 	p.mu.Lock()
 	p.pgid = pgid
+	job := p.job
 	p.mu.Unlock()
 	p.t.mu.Lock()
 	p.t.starting--
@@ -155,6 +178,7 @@ func (p *Proc) Started(pgid int) {
 	p.t.mu.Unlock()
 	if killed {
 		killGroup(pgid)
+		job.Terminate()
 	}
 }
 
@@ -236,9 +260,10 @@ func (t *Tracker) WaitOwner(ctx context.Context, owner string) bool {
 }
 
 // KillAll SIGKILLs every process group the Tracker accounts for and every
-// process that carries one of its marks, and waits up to limit for them
-// to be gone (a killed process lingers until its parent reaps it). A
-// process that starts afterwards is killed as soon as it is Started.
+// process that carries one of its marks (on Windows: terminates every
+// job), and waits up to limit for them to be gone (a killed process
+// lingers until its parent reaps it). A process that starts afterwards is
+// killed as soon as it is Started.
 func (t *Tracker) KillAll(limit time.Duration) {
 	if t == nil {
 		return
@@ -246,16 +271,23 @@ func (t *Tracker) KillAll(limit time.Duration) {
 	t.mu.Lock()
 	t.killed = true
 	var groups []int
+	var jobs []*Job
 	for p := range t.live {
 		p.mu.Lock()
 		if p.pgid > 0 {
 			groups = append(groups, p.pgid)
+		}
+		if p.job != nil {
+			jobs = append(jobs, p.job)
 		}
 		p.mu.Unlock()
 	}
 	t.mu.Unlock()
 	for _, g := range groups {
 		killGroup(g)
+	}
+	for _, j := range jobs {
+		j.Terminate()
 	}
 	deadline := time.Now().Add(limit)
 	prefix := t.id + "-"
@@ -265,6 +297,9 @@ func (t *Tracker) KillAll(limit time.Duration) {
 		adopted = append(adopted, t.adoptGroup(g, deadline)...)
 	}
 	t.reapUntil(adopted, deadline)
+	for _, j := range jobs {
+		j.WaitEmpty(time.Until(deadline))
+	}
 }
 
 // WaitGroupGone waits until no process of group pgid is left running (a

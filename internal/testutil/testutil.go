@@ -114,6 +114,17 @@ func Alive(pid int) bool {
 	return state != "" && state != "Z"
 }
 
+// Kill kills process pid at once, as a crash would: SIGKILL on Unix,
+// TerminateProcess on Windows.
+func Kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	defer p.Release()
+	return p.Kill()
+}
+
 // LiveInGroup returns the processes of group pgid that are alive.
 func LiveInGroup(pgid int) []int {
 	entries, _ := os.ReadDir("/proc")
