@@ -72,7 +72,8 @@ type Conn struct {
 
 	kaCtx    context.Context // ends the keepalive (Close)
 	kaCancel context.CancelFunc
-	kaDone   chan struct{} // closed when the keepalive goroutine ended (or never ran)
+	kaDone   chan struct{} // closed when the keepalive ended (or never ran)
+	ka       keepAliver
 
 	done    chan struct{} // closed when the transport is gone
 	lostErr error         // why, readable after done
@@ -92,6 +93,7 @@ func (c *Conn) watch() {
 	}
 	c.lostErr = scrubError(c.scrub, fmt.Errorf("session of %q lost: %w", c.name, err))
 	close(c.done)
+	c.stopKeepAlive() // no probe of a session that is gone
 }
 
 // endWith ends the transport from this side with err as the reason, for a
@@ -160,7 +162,8 @@ func (c *Conn) endCalls(cancel bool) {
 // group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
-		c.kaCancel()       // no probe from now on; its request is cancelled
+		c.kaCancel() // no probe from now on; its request is cancelled
+		c.stopKeepAlive()
 		c.progress.close() // no report reaches a host, no grace timer runs
 		// No stream is reopened on a session that is closing.
 		c.listens.close()
