@@ -76,7 +76,7 @@ func reportSpread(b *testing.B, d []float64, name string) {
 // sequence took; then it closes them all (outside the measurement).
 func directSequence(b *testing.B, n int) (connectMs, totalMs float64) {
 	b.Helper()
-	sessions, _, connects, total := connectSequence(b, n)
+	sessions, _, connects, total := connectSequence(b, n, nil)
 	closeAll(sessions)
 	return float64(connects.Microseconds()) / 1000, float64(total.Microseconds()) / 1000
 }
@@ -84,10 +84,10 @@ func directSequence(b *testing.B, n int) (connectMs, totalMs float64) {
 // connectSequence connects n example servers directly one after another,
 // listing each one's tools after its connect, and returns the sessions,
 // their tool lists, the time the connects took and the time of the whole
-// sequence.
-func connectSequence(tb testing.TB, n int) (sessions []*mcp.ClientSession, lists []*mcp.ListToolsResult, connects, total time.Duration) {
+// sequence. opts are the client's options (nil: the bare client).
+func connectSequence(tb testing.TB, n int, opts *mcp.ClientOptions) (sessions []*mcp.ClientSession, lists []*mcp.ListToolsResult, connects, total time.Duration) {
 	tb.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	began := time.Now()
@@ -110,6 +110,18 @@ func connectSequence(tb testing.TB, n int) (sessions []*mcp.ClientSession, lists
 		lists = append(lists, l)
 	}
 	return sessions, lists, connects, time.Since(began)
+}
+
+// listChangedOptions are the options of a go-sdk client that follows the
+// server's lists as the runtime does: a handler for each list-changed
+// notification (tools, prompts, resources). With them the SDK also keeps a
+// subscriptions/listen stream open on a session whose protocol has one.
+func listChangedOptions() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) {},
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) {},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
+	}
 }
 
 // closeAll closes the sessions at once (each Close waits for its process).

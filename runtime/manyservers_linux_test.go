@@ -11,10 +11,13 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
@@ -22,8 +25,8 @@ import (
 )
 
 // The many-server memory benchmark measures each side in a process of its
-// own (this test binary again, running TestManyServersChild), so that the
-// two never share a heap. The child learns its side and server count from
+// own (this test binary again, running TestManyServersChild), so that no
+// two share a heap. The child learns its side and server count from
 // manyServersChildEnv ("runtime:50", "direct:1"); with
 // manyServersProfileEnv naming a directory it also writes a heap profile
 // and a goroutine dump there.
@@ -41,20 +44,26 @@ type memFigures struct {
 // BenchmarkManyServersMemory measures P2's memory: what each connected
 // stdio server costs the runtime against the go-sdk client, in RSS
 // (VmRSS), HeapInuse and HeapAlloc. Each side runs at 1 and at 50 servers
-// in four child processes per iteration (sides alternating which goes
-// first); a side's per-server cost is (M(50) − M(1)) / 49. It reports the
-// medians over the iterations of each side's per-server figures and of the
-// iterations' runtime/direct ratios (rss-ratio, heap-ratio on HeapInuse,
-// heapalloc-ratio), with the spread of the first two. Run it with -count
-// 1 and -benchtime Nx.
+// in child processes of its own per iteration (the sides taking turns at
+// going first); a side's per-server cost is (M(50) − M(1)) / 49. The sides
+// are the runtime, the bare go-sdk client ("direct", the target's) and a
+// go-sdk client with the list-changed handlers the runtime sets
+// ("handlers": what a host that follows a server's lists needs). It
+// reports the medians over the iterations of each side's per-server
+// figures and of the iterations' runtime/direct ratios (rss-ratio,
+// heap-ratio on HeapInuse, heapalloc-ratio), with the spread of the first
+// two, and the runtime/handlers ratios (rss-ratio-handlers,
+// heap-ratio-handlers) with no target. Run it with -count 1 and
+// -benchtime Nx.
 func BenchmarkManyServersMemory(b *testing.B) {
-	per := map[string]map[string][]float64{"runtime": {}, "direct": {}}
+	all := []string{"runtime", "direct", "handlers"}
+	per := map[string]map[string][]float64{}
+	for _, side := range all {
+		per[side] = map[string][]float64{}
+	}
 	ratios := map[string][]float64{}
 	for i := 0; b.Loop(); i++ {
-		sides := []string{"runtime", "direct"}
-		if i%2 == 1 {
-			sides = []string{"direct", "runtime"}
-		}
+		sides := append(slices.Clone(all[i%len(all):]), all[:i%len(all)]...)
 		cost := map[string]memFigures{}
 		for _, side := range sides {
 			one, many := manyServersChild(b, side, 1), manyServersChild(b, side, manyServers)
@@ -73,8 +82,10 @@ func BenchmarkManyServersMemory(b *testing.B) {
 		ratios["rss"] = append(ratios["rss"], cost["runtime"].rssKiB/cost["direct"].rssKiB)
 		ratios["heap"] = append(ratios["heap"], cost["runtime"].heapInuseKiB/cost["direct"].heapInuseKiB)
 		ratios["heapalloc"] = append(ratios["heapalloc"], cost["runtime"].heapAllocKiB/cost["direct"].heapAllocKiB)
+		ratios["rss-handlers"] = append(ratios["rss-handlers"], cost["runtime"].rssKiB/cost["handlers"].rssKiB)
+		ratios["heap-handlers"] = append(ratios["heap-handlers"], cost["runtime"].heapInuseKiB/cost["handlers"].heapInuseKiB)
 	}
-	for _, side := range []string{"runtime", "direct"} {
+	for _, side := range all {
 		b.ReportMetric(medianOf(per[side]["rss"]), side+"-rss-KiB/server")
 		b.ReportMetric(medianOf(per[side]["heap"]), side+"-heap-KiB/server")
 		b.ReportMetric(medianOf(per[side]["heapalloc"]), side+"-heapalloc-KiB/server")
@@ -83,6 +94,8 @@ func BenchmarkManyServersMemory(b *testing.B) {
 	b.ReportMetric(medianOf(ratios["rss"]), "rss-ratio")
 	b.ReportMetric(medianOf(ratios["heap"]), "heap-ratio")
 	b.ReportMetric(medianOf(ratios["heapalloc"]), "heapalloc-ratio")
+	b.ReportMetric(medianOf(ratios["rss-handlers"]), "rss-ratio-handlers")
+	b.ReportMetric(medianOf(ratios["heap-handlers"]), "heap-ratio-handlers")
 	reportSpread(b, ratios["rss"], "rss-ratio")
 	reportSpread(b, ratios["heap"], "heap-ratio")
 }
@@ -137,10 +150,14 @@ func TestManyServersChild(t *testing.T) {
 		t.Fatalf("%s=%q: want side:count", manyServersChildEnv, spec)
 	}
 	switch side {
-	case "direct":
+	case "direct", "handlers":
+		var opts *mcp.ClientOptions
+		if side == "handlers" {
+			opts = listChangedOptions()
+		}
 		// The lists are kept as a host keeps the tools it offers (the
 		// runtime holds them in its registry).
-		sessions, lists, _, _ := connectSequence(t, n)
+		sessions, lists, _, _ := connectSequence(t, n, opts)
 		defer closeAll(sessions)
 		reportMemory(t)
 		goruntime.KeepAlive(lists)
@@ -153,7 +170,7 @@ func TestManyServersChild(t *testing.T) {
 			t.Fatal(err)
 		}
 	default:
-		t.Fatalf("%s=%q: side is runtime or direct", manyServersChildEnv, spec)
+		t.Fatalf("%s=%q: side is runtime, direct or handlers", manyServersChildEnv, spec)
 	}
 }
 

@@ -219,21 +219,20 @@ func (a *Actor) loginFunc(c actor.Context) oauthflow.Login {
 	}
 }
 
-// watch reports the end of the transport to the actor. The goroutine ends
-// with the transport, which Stopping guarantees.
+// watch reports the end of the transport to the actor, from the
+// connection's own watcher (no goroutine per session here). The report
+// goes to this actor's mailbox, behind the dialed message being handled:
+// SessionLost always reaches the parent after SessionReady.
 func (a *Actor) watch(c actor.Context, conn *mcpconn.Conn) {
 	root, self, gen, ctx := c.ActorSystem().Root, c.Self(), a.gen, a.ctx
-	a.deps.Work.Go(func() {
-		select {
-		case <-conn.Done():
-			if ctx.Err() == nil {
-				// The exit status is read (not reaped) with a short bound:
-				// a process whose stdout closed is normally gone already.
-				exit := conn.ExitStatus(exitStatusWait)
-				root.Send(self, transportLost{gen: gen, err: conn.Err(), exit: exit})
-			}
-		case <-ctx.Done():
+	conn.AfterDone(func() {
+		if ctx.Err() != nil {
+			return // stopping: the parent hears of it otherwise
 		}
+		// The exit status is read (not reaped) with a short bound: a
+		// process whose stdout closed is normally gone already.
+		exit := conn.ExitStatus(exitStatusWait)
+		root.Send(self, transportLost{gen: gen, err: conn.Err(), exit: exit})
 	})
 }
 

@@ -31,7 +31,10 @@ func targets() []target {
 		// ready with StartupConcurrency 1 against 50 direct connects, each
 		// followed by its tools/list (ratio-list; ratio-connect, against
 		// the connects alone, is printed beside it with no target), and
-		// each server's memory against the go-sdk client's.
+		// each server's memory against the go-sdk client's (the bare
+		// client; the ratios against one with the runtime's list-changed
+		// handlers, rss-ratio-handlers and heap-ratio-handlers, are
+		// printed beside them with no target).
 		{bench: "BenchmarkManyServersReady", metric: "ratio-list", bound: 1.3,
 			what: "50 stdio servers all ready, StartupConcurrency 1, against 50 direct connects + tools/list one after another (P2)"},
 		{bench: "BenchmarkManyServersMemory", metric: "rss-ratio", bound: 1.3,

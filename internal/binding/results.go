@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,18 +17,36 @@ import (
 
 // Checking structured results against a tool's output schema (T2) is the
 // runtime's: the go-sdk validates them only on its server side, and its
-// client hands over whatever the server sent. A tool's schema is compiled
+// client hands over whatever the server sent. A tool's schema is checked
 // once when a listing brings it (a relisting with the same schema reuses
-// it), never per call; each call then validates the decoded result. On
-// protocol 2026-07-28 the SDK's client answers input-required results
-// (MRTR) inside CallTool and returns only the final result, which is the
-// one checked here.
+// the check), never per call, and compiled for keeps at the first result
+// it checks: a server's tools are listed at every start, most are never
+// called, and a compiled schema is kilobytes of heap per tool (P2). Each
+// call then validates the decoded result. On protocol 2026-07-28 the SDK's
+// client answers input-required results (MRTR) inside CallTool and
+// returns only the final result, which is the one checked here.
 
-// outputCheck is one tool's compiled output schema. It never changes once
-// built, so the executors of several listings may share it.
+// outputCheck is one tool's output schema check. Its schema and verdict
+// never change once built, so the executors of several listings may share
+// it; the compiled form is built once, at the first result checked.
 type outputCheck struct {
-	schema   string          // the schema as listed, to recognise it in a relisting
-	compiled *compiledSchema // nil: unusable, results go unchecked
+	schema   string // the schema as listed, to recognise it in a relisting
+	unusable bool   // results go unchecked (the listing said so)
+
+	once     sync.Once
+	compiled *compiledSchema // set by once (or built with it); nil: unchecked
+}
+
+// get returns the compiled schema, compiling it at the first use; nil for
+// an unusable one. The compile at the listing succeeded, and compiling is
+// deterministic, so this one does too.
+func (c *outputCheck) get() *compiledSchema {
+	c.once.Do(func() {
+		if c.compiled == nil && !c.unusable {
+			c.compiled, _ = compileOutputSchema(json.RawMessage(c.schema))
+		}
+	})
+	return c.compiled
 }
 
 // compiledSchema is a resolved output schema and its shape: recursive
@@ -41,7 +60,8 @@ type compiledSchema struct {
 
 // checkFor returns the check of tool original (registered as name) for its
 // output schema, or nil when it declares none. A schema seen for the first
-// time is compiled here; one that cannot be compiled gives a check that
+// time is compiled here, to know it usable, and the compiled form dropped
+// (see outputCheck.get); one that cannot be compiled gives a check that
 // lets every result through, and one OutputSchemaUnusable event naming
 // the tool by its registry name, which is bounded and what the host calls
 // it by (the server's name for it is neither). It runs on the binding's
@@ -55,11 +75,9 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema jso
 		return c
 	}
 	c := &outputCheck{schema: string(schema)}
-	compiled, err := compileOutputSchema(schema)
-	if err != nil {
+	if _, err := compileOutputSchema(schema); err != nil {
+		c.unusable = true
 		b.emit(events.OutputSchemaUnusable{Tool: name, Error: conn.ScrubError(err.Error())})
-	} else {
-		c.compiled = compiled
 	}
 	next[original] = c
 	return c
@@ -125,18 +143,22 @@ var errNoStructuredContent = errors.New("the tool returned no structured content
 // it for a checked one.
 func result(conn *mcpconn.Conn, check *outputCheck, r *mcp.CallToolResult, structured json.RawMessage) tools.Result {
 	res := adapter.ConvertResultJSON(r, structured)
-	if check != nil && check.compiled != nil && r != nil && !r.IsError {
+	var compiled *compiledSchema
+	if check != nil && r != nil && !r.IsError {
+		compiled = check.get()
+	}
+	if compiled != nil {
 		err := errNoStructuredContent
 		if r.StructuredContent != nil {
 			depth := depthOf(r.StructuredContent)
 			switch {
-			case check.compiled.recursive && depth > MaxCheckedResultDepth:
+			case compiled.recursive && depth > MaxCheckedResultDepth:
 				err = errResultTooDeep
-			case checkCost(len(res.StructuredContent), depth, check.compiled.branches) > MaxResultCheckCost:
+			case checkCost(len(res.StructuredContent), depth, compiled.branches) > MaxResultCheckCost:
 				err = nil
-				unchecked(&res, depth, check.compiled.branches)
+				unchecked(&res, depth, compiled.branches)
 			default:
-				err = check.compiled.Validate(r.StructuredContent)
+				err = compiled.Validate(r.StructuredContent)
 			}
 		}
 		if err != nil {

@@ -76,10 +76,13 @@ type Conn struct {
 
 	kaCtx    context.Context // ends the keepalive (Close)
 	kaCancel context.CancelFunc
-	kaDone   chan struct{} // closed when the keepalive goroutine ended (or never ran)
+	kaDone   chan struct{} // closed when the keepalive ended (or never ran)
+	ka       keepAliver
 
 	done    chan struct{} // closed when the transport is gone
 	lostErr error         // why, readable after done
+	gone    bool          // done is closed (under mu)
+	onDone  func()        // run by watch once done is closed (under mu)
 
 	closeOnce sync.Once
 }
@@ -96,6 +99,31 @@ func (c *Conn) watch() {
 	}
 	c.lostErr = scrubError(c.scrub, fmt.Errorf("session of %q lost: %w", c.name, err))
 	close(c.done)
+	c.stopKeepAlive() // no probe of a session that is gone
+	c.mu.Lock()
+	c.gone = true
+	f := c.onDone
+	c.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+// AfterDone arranges for f to run once the transport is gone (Done is
+// closed): on the goroutine that watches the transport, so that an owner
+// needs no goroutine of its own per connection to wait on Done (P2). f
+// runs at most once; a later AfterDone replaces an earlier one not run
+// yet. On a transport gone already f runs at once, on a goroutine of
+// Options.Go: never on the caller's, which may be an actor's Receive.
+func (c *Conn) AfterDone(f func()) {
+	c.mu.Lock()
+	if !c.gone {
+		c.onDone = f
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.goFn(f)
 }
 
 // endWith ends the transport from this side with err as the reason, for a
@@ -164,7 +192,8 @@ func (c *Conn) endCalls(cancel bool) {
 // group is gone and the session's goroutines are done.
 func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
-		c.kaCancel()       // no probe from now on; its request is cancelled
+		c.kaCancel() // no probe from now on; its request is cancelled
+		c.stopKeepAlive()
 		c.progress.close() // no report reaches a host, no grace timer runs
 		// No stream is reopened on a session that is closing.
 		c.listens.close()

@@ -95,34 +95,101 @@ func (c *Conn) startKeepAlive(interval time.Duration) {
 		close(c.kaDone)
 		return
 	}
-	go c.keepAlive(interval)
+	k := &c.ka
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.interval = interval
+	k.next = time.Now().Add(interval)
+	k.timer = time.AfterFunc(interval, c.keepAliveTick)
 }
 
-// keepAlive is the Conn's one keepalive goroutine. Probes run one at a
-// time, beside the calls (a probe is not a call: it takes no slot of
-// max_concurrent_calls), each bounded by the interval.
-func (c *Conn) keepAlive(interval time.Duration) {
-	defer close(c.kaDone)
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	failedBefore := false
-	for {
-		select {
-		case <-c.kaCtx.Done():
-			return
-		case <-c.done:
-			return
-		case <-ticker.C:
-		}
-		why, failed := c.check(interval, failedBefore)
-		if c.kaCtx.Err() != nil {
-			return
-		}
-		if why != nil {
-			c.hung(why)
-			return
-		}
-		failedBefore = failed
+// keepAliver is the state of a Conn's keepalive: a timer chain, not a
+// goroutine (P2: a goroutine's stack on every idle server). Each tick runs
+// on the timer's own goroutine and arms the next one when it is done, so
+// probes still run one at a time, beside the calls (a probe is not a call:
+// it takes no slot of max_concurrent_calls), each bounded by the interval.
+// The ticks fall on the grid of a time.Ticker started with the keepalive,
+// and a tick that falls during a probe is run at once when the probe is
+// done, the ones after it dropped: the schedule of the ticker loop it
+// replaces.
+type keepAliver struct {
+	mu           sync.Mutex
+	timer        *time.Timer // nil until started
+	interval     time.Duration
+	next         time.Time // the grid point of the tick now due or running
+	failedBefore bool      // the last probe went unanswered
+	stopped      bool      // no tick is armed again
+}
+
+// keepAliveTick is one tick of the keepalive: a check, then the next tick
+// armed, or the keepalive ended (Close, the session gone, a hung verdict).
+func (c *Conn) keepAliveTick() {
+	k := &c.ka
+	k.mu.Lock()
+	interval, failedBefore, stopped := k.interval, k.failedBefore, k.stopped
+	k.mu.Unlock()
+	if stopped || c.kaCtx.Err() != nil || isClosed(c.done) {
+		c.endKeepAlive()
+		return
+	}
+	started := time.Now()
+	why, failed := c.check(interval, failedBefore)
+	if c.kaCtx.Err() != nil {
+		c.endKeepAlive()
+		return
+	}
+	if why != nil {
+		c.hung(why)
+		c.endKeepAlive()
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.failedBefore = failed
+	if k.stopped {
+		close(c.kaDone)
+		return
+	}
+	// The first grid point after this tick began: past already if the
+	// probe took its whole interval (the tick a ticker would have kept).
+	for !k.next.After(started) {
+		k.next = k.next.Add(interval)
+	}
+	k.timer.Reset(time.Until(k.next))
+}
+
+// stopKeepAlive ends the keepalive (Close, or the session gone): an armed
+// tick is cancelled, one running ends it when its check returns.
+func (c *Conn) stopKeepAlive() {
+	k := &c.ka
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stopped || k.timer == nil {
+		return // ended already, or never started (kaDone closed then)
+	}
+	k.stopped = true
+	if k.timer.Stop() {
+		close(c.kaDone) // no tick runs: the chain ends here
+	}
+}
+
+// endKeepAlive ends the chain from a tick: a later stopKeepAlive finds
+// nothing to do.
+func (c *Conn) endKeepAlive() {
+	k := &c.ka
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.stopped = true
+	close(c.kaDone)
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
