@@ -49,13 +49,20 @@ type requestDeadline struct {
 // parent: idle from now, restartable by progress up to max from now (max
 // <= idle: no restart goes past idle).
 func startDeadline(parent context.Context, clock clockwork.Clock, idle, limit time.Duration) (context.Context, *requestDeadline) {
+	d := &requestDeadline{}
+	return d.start(parent, clock, idle, limit), d
+}
+
+// start is startDeadline for a deadline d in place (a zero one), part of
+// a larger struct (toolCall): it returns the request's context.
+func (d *requestDeadline) start(parent context.Context, clock clockwork.Clock, idle, limit time.Duration) context.Context {
 	ctx, cancel := context.WithCancelCause(parent)
 	now := clock.Now()
-	d := &requestDeadline{clock: clock, idle: idle, end: now.Add(max(limit, idle)), due: now.Add(idle), cancel: cancel, began: time.Now()}
+	d.clock, d.idle, d.end, d.due, d.cancel, d.began = clock, idle, now.Add(max(limit, idle)), now.Add(idle), cancel, time.Now()
 	d.mu.Lock() // the timer may fire before it is stored
 	d.timer = clock.AfterFunc(idle, d.fire)
 	d.mu.Unlock()
-	return ctx, d
+	return ctx
 }
 
 func (d *requestDeadline) fire() {
