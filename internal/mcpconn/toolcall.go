@@ -13,7 +13,8 @@ import (
 // to the wire tap. Separately they cost an allocation each, and the
 // receiver one more for the context value.
 //
-// It is not pooled: once the call returned, a progress report looked up
+// It is not pooled (its deadline's timer is, see deadlineTimer): once
+// the call returned, a progress report looked up
 // just before, a deadline timer firing as it stops, an HTTP request's
 // link reading the context's cause, or a host callback in its
 // progressGrace may all still touch it.
@@ -28,7 +29,7 @@ type toolCall struct {
 // entry on c; with slot, its context carries the receiver. It returns the
 // context the request is sent with.
 func (t *toolCall) start(c *Conn, ctx context.Context, slot bool) context.Context {
-	t.ctx.Context = t.deadline.start(ctx, c.clock, c.timeout, c.maxCall)
+	t.ctx.Context = t.deadline.start(ctx, c.clock, c.timeout, c.maxCall, &c.timers)
 	if slot {
 		t.slot.ids = t.slot.first[:0] // one id unless the SDK retries the call
 		t.ctx.slot = &t.slot
