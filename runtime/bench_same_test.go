@@ -17,8 +17,8 @@ import (
 // features the runtime advertises cost the protocol. It declares
 // sampling (answered with an error, as the runtime's default does: the
 // runtime advertises it anyway) and elicitation (declined), handles list
-// changes, logs, progress and resource updates, sets the log level at
-// connect when the server logs, and sends per call the runtime's _meta:
+// changes, logs, progress and resource updates, lists the tools and sets
+// the log level at connect when the server logs, and sends per call the runtime's _meta:
 // a progress token of its own and, exactly where the runtime's
 // perCallLogLevel rule sends it, the log level.
 type sameClient struct {
@@ -50,6 +50,12 @@ func connectSame(b *testing.B, t mcp.Transport) *sameClient {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { cs.Close() })
+	// The runtime lists the tools of every session it opens; the SDK
+	// then keeps each listed tool and passes it with each call of it
+	// (a context value, for its Streamable HTTP headers).
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
 	res := cs.InitializeResult()
 	logging := res.Capabilities != nil && res.Capabilities.Logging != nil
 	if logging {
