@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,8 +20,12 @@ import (
 
 // BenchmarkCallTool compares Runtime.CallTool with a direct go-sdk
 // ClientSession.CallTool on the same example server, over stdio, in
-// memory and over Streamable HTTP. `make bench` prints each runtime/direct
-// pair side by side with the ratio. Besides ns/op, B/op and allocs/op it
+// memory and over Streamable HTTP, on three sides run one after another
+// in each count: "direct", a bare client; "same", a direct client
+// configured as the runtime's session is (sameClient: the capabilities
+// it advertises, the _meta it sends); "runtime". `make bench` prints
+// runtime/same (the cost of our layer, the P1 targets) and, with no
+// target, runtime/direct (that plus what the advertised features cost). Besides ns/op, B/op and allocs/op it
 // reports p50-ns (median latency) and cpu-ns/op (this process's
 // user+system CPU). For stdio that is the client side only, and
 // server-cpu-ns/op is the server process's (Linux: /proc/PID/stat, to
@@ -33,26 +39,37 @@ func BenchmarkCallTool(b *testing.B) {
 	args := map[string]any{"text": "hello"}
 	// Both sides are set up before either is measured, so that both run
 	// with the same live heap (and so the same GC pacing).
-	pair := func(b *testing.B, direct *mcp.ClientSession, rt *Runtime, directPID int) {
+	pair := func(b *testing.B, direct *mcp.ClientSession, same *sameClient, rt *Runtime, directPID, samePID int) {
 		sameProtocol(b, direct, rt)
-		b.Run("direct", func(b *testing.B) {
-			measure(b, directPID, func(ctx context.Context) error {
-				_, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
-				return err
-			})
-		})
-		b.Run("runtime", func(b *testing.B) {
-			measure(b, serverPID(rt), func(ctx context.Context) error {
-				_, err := rt.CallTool(ctx, "ex__echo", args)
-				return err
-			})
+		sameProtocol(b, same.cs, rt)
+		interleave(b, []side{
+			{"direct", func(b *testing.B) {
+				measure(b, directPID, func(ctx context.Context) error {
+					_, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+					return err
+				})
+			}},
+			{"same", func(b *testing.B) {
+				measure(b, samePID, func(ctx context.Context) error {
+					_, err := same.callTool(ctx, "echo", args)
+					return err
+				})
+			}},
+			{"runtime", func(b *testing.B) {
+				measure(b, serverPID(rt), func(ctx context.Context) error {
+					_, err := rt.CallTool(ctx, "ex__echo", args)
+					return err
+				})
+			}},
 		})
 	}
 	b.Run("stdio", func(b *testing.B) {
 		cmd := exec.Command(demoBin, "serve")
 		direct := connectDirect(b, &mcp.CommandTransport{Command: cmd})
+		sameCmd := exec.Command(demoBin, "serve")
+		same := connectSame(b, &mcp.CommandTransport{Command: sameCmd})
 		rt := startBench(b, Options{}, exampleServer("ex"))
-		pair(b, direct, rt, cmd.Process.Pid)
+		pair(b, direct, same, rt, cmd.Process.Pid, sameCmd.Process.Pid)
 	})
 	b.Run("inmemory", func(b *testing.B) {
 		server := exampleserver.NewServer(exampleserver.Options{})
@@ -64,16 +81,46 @@ func BenchmarkCallTool(b *testing.B) {
 			return ct
 		}
 		direct := connectDirect(b, inMemory())
+		same := connectSame(b, inMemory())
 		opts := Options{transport: func(config.Server) mcp.Transport { return inMemory() }}
 		rt := startBench(b, opts, config.Server{Name: "ex", Type: config.TypeLocal, Command: []string{"in-memory"}, Enabled: true})
-		pair(b, direct, rt, 0)
+		pair(b, direct, same, rt, 0, 0)
 	})
 	b.Run("http", func(b *testing.B) {
 		url := serveHTTP(b)
 		direct := connectDirect(b, &mcp.StreamableClientTransport{Endpoint: url})
+		same := connectSame(b, &mcp.StreamableClientTransport{Endpoint: url})
 		rt := startBench(b, Options{}, config.Server{Name: "ex", Type: config.TypeHTTP, URL: url, Enabled: true})
-		pair(b, direct, rt, 0)
+		pair(b, direct, same, rt, 0, 0)
 	})
+}
+
+// side is one side of a compared benchmark: its sub-benchmark name and
+// body.
+type side struct {
+	name string
+	run  func(b *testing.B)
+}
+
+// interleave runs the sides one after another, MCPVISOR_BENCH_ROUNDS
+// times (default 1), so that run i of each side ran next to run i of the
+// others: `go test -count N` would run each side N times in a row, and a
+// machine whose load drifts would then favour one side. The testing
+// package names the repeats side#01, side#02, …; benchratio strips that.
+func interleave(b *testing.B, sides []side) {
+	rounds := 1
+	if v := os.Getenv("MCPVISOR_BENCH_ROUNDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("MCPVISOR_BENCH_ROUNDS=%q: want a positive count", v)
+		}
+		rounds = n
+	}
+	for range rounds {
+		for _, s := range sides {
+			b.Run(s.name, s.run)
+		}
+	}
 }
 
 // serveHTTP serves the example server over Streamable HTTP on 127.0.0.1

@@ -96,7 +96,9 @@ func medianOf[T cmp.Ordered](d []T) T {
 
 // BenchmarkCallToolConcurrent is P1 under load: 8 and 64 callers at once
 // on one stdio server, calling the example server's echo tool, direct
-// go-sdk ClientSession.CallTool against Runtime.CallTool. ns/op is the
+// go-sdk ClientSession.CallTool, bare ("direct") and configured as the
+// runtime's session is ("same", see BenchmarkCallTool), against
+// Runtime.CallTool. ns/op is the
 // time per call (the run's wall time over its b.N calls, shared out
 // among the callers), cpu-ns/op this process's CPU per call and
 // server-cpu-ns/op the server process's (Linux).
@@ -106,19 +108,30 @@ func BenchmarkCallToolConcurrent(b *testing.B) {
 		b.Run(fmt.Sprintf("stdio/%d", callers), func(b *testing.B) {
 			cmd := exec.Command(demoBin, "serve")
 			direct := connectDirect(b, &mcp.CommandTransport{Command: cmd})
+			sameCmd := exec.Command(demoBin, "serve")
+			same := connectSame(b, &mcp.CommandTransport{Command: sameCmd})
 			rt := startBench(b, Options{}, exampleServer("ex"))
 			sameProtocol(b, direct, rt)
-			b.Run("direct", func(b *testing.B) {
-				measureConcurrent(b, callers, cmd.Process.Pid, func(ctx context.Context) error {
-					_, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
-					return err
-				})
-			})
-			b.Run("runtime", func(b *testing.B) {
-				measureConcurrent(b, callers, serverPID(rt), func(ctx context.Context) error {
-					_, err := rt.CallTool(ctx, "ex__echo", args)
-					return err
-				})
+			sameProtocol(b, same.cs, rt)
+			interleave(b, []side{
+				{"direct", func(b *testing.B) {
+					measureConcurrent(b, callers, cmd.Process.Pid, func(ctx context.Context) error {
+						_, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+						return err
+					})
+				}},
+				{"same", func(b *testing.B) {
+					measureConcurrent(b, callers, sameCmd.Process.Pid, func(ctx context.Context) error {
+						_, err := same.callTool(ctx, "echo", args)
+						return err
+					})
+				}},
+				{"runtime", func(b *testing.B) {
+					measureConcurrent(b, callers, serverPID(rt), func(ctx context.Context) error {
+						_, err := rt.CallTool(ctx, "ex__echo", args)
+						return err
+					})
+				}},
 			})
 		})
 	}

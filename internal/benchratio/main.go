@@ -1,15 +1,17 @@
 // Command benchratio reads `go test -bench` output on stdin and prints each
-// "runtime" sub-benchmark beside its "direct" sibling with the ratio of
-// every metric (median over -count runs), so a target like "≤ 1.05× CPU"
-// is read off one run on one machine. Beside each ratio is its spread,
-// the lowest and highest of the per-run ratios (the runs of the two sides
-// paired in order: `go test -count` runs direct then runtime, once per
-// count, so run i of one side ran next to run i of the other), and, for
-// a ratio with a target (ratioTargets), the target and whether the
-// median met it.
+// "runtime" sub-benchmark beside its "same" sibling (a direct client
+// configured as the runtime's session is) with the ratio of every metric
+// (median over the runs), so a target like "≤ 1.05× CPU" is read off one
+// run on one machine; then beside its "direct" sibling (a bare client),
+// with no target when a "same" one exists. Beside each ratio is its
+// spread, the lowest and highest of the per-run ratios (the runs of the
+// sides paired in order: the benchmarks run the sides one after another
+// per round, named side, side#01, side#02, …, so run i of one side ran
+// next to run i of the others), and, for a ratio with a target
+// (ratioTargets), the target and whether the median met it.
 //
-// It pairs names of the form Benchmark<X>/<transport>/direct and
-// Benchmark<X>/<transport>/runtime, and likewise .../alone and
+// It pairs names of the form Benchmark<X>/<transport>/same (or /direct)
+// and Benchmark<X>/<transport>/runtime, and likewise .../alone and
 // .../subscribed (the same runtime without and with a subscriber that
 // never reads), and .../runtime with .../noop and .../sdk (the same call
 // with OpenTelemetry's no-op providers and with the SDK recording). A
@@ -38,8 +40,15 @@ func main() {
 type samples map[string]map[string][]float64
 
 // pairs are the sub-benchmark names compared: the baseline, then the one
-// divided by it.
-var pairs = [][2]string{{"direct", "runtime"}, {"alone", "subscribed"}, {"runtime", "noop"}, {"runtime", "sdk"}}
+// divided by it. A runtime with a "same" sibling (a direct client
+// configured as the runtime's session is) is held to its targets against
+// that one; against "direct" (a bare client) it is then printed with no
+// target, as what the features the runtime advertises cost on top.
+var pairs = [][2]string{{"same", "runtime"}, {"direct", "runtime"}, {"alone", "subscribed"}, {"runtime", "noop"}, {"runtime", "sdk"}}
+
+// bareHeading follows the base name of a runtime/direct pair printed
+// beside a runtime/same one.
+const bareHeading = ", runtime against a bare client (no target: our layer plus what the advertised features cost)"
 
 func run(in io.Reader, out io.Writer) error {
 	s := samples{}
@@ -52,6 +61,11 @@ func run(in io.Reader, out io.Writer) error {
 		}
 		name := f[0]
 		if i := strings.LastIndexByte(name, '-'); i > 0 { // strip -GOMAXPROCS
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		if i := strings.LastIndexByte(name, '#'); i > 0 { // strip a repeat's #NN (interleaved rounds)
 			if _, err := strconv.Atoi(name[i+1:]); err == nil {
 				name = name[:i]
 			}
@@ -72,19 +86,19 @@ func run(in io.Reader, out io.Writer) error {
 	}
 	found := false
 	for _, name := range order {
-		var base string
-		var pair [2]string
-		for _, p := range pairs {
-			if b, ok := strings.CutSuffix(name, "/"+p[1]); ok {
-				base, pair = b, p
+		for _, pair := range pairs {
+			base, ok := strings.CutSuffix(name, "/"+pair[1])
+			baseline := s[base+"/"+pair[0]]
+			if !ok || base == "" || baseline == nil {
+				continue
 			}
+			found = true
+			heading, goals := base, ratioGoals(base)
+			if _, same := s[base+"/same"]; same && pair[0] == "direct" {
+				heading, goals = base+bareHeading, nil
+			}
+			printPair(out, heading, pair, baseline, s[name], goals)
 		}
-		direct := s[base+"/"+pair[0]]
-		if base == "" || direct == nil {
-			continue
-		}
-		found = true
-		printPair(out, base, pair, direct, s[name])
 	}
 	if printTargets(out, s, order) {
 		found = true
@@ -95,12 +109,12 @@ func run(in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// printPair prints one pair: per metric, both medians, their ratio, the
-// spread of the per-run ratios, and the target if the metric has one.
-func printPair(out io.Writer, base string, pair [2]string, direct, other map[string][]float64) {
-	fmt.Fprintf(out, "\n%s (median of runs)\n", base)
+// printPair prints one pair under heading: per metric, both medians,
+// their ratio, the spread of the per-run ratios, and the target if goals
+// has one for the metric.
+func printPair(out io.Writer, heading string, pair [2]string, direct, other map[string][]float64, goals map[string]float64) {
+	fmt.Fprintf(out, "\n%s (median of runs)\n", heading)
 	fmt.Fprintf(out, "  %-16s %14s %14s %8s %15s %s\n", "metric", pair[0], pair[1], "ratio", "spread", "target")
-	goals := ratioGoals(base)
 	units := make([]string, 0, len(other))
 	for u := range other {
 		units = append(units, u)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -95,6 +96,25 @@ func runtimeFirst(s string) string {
 	return strings.Join(lines[3:], "") + strings.Join(lines[:3], "")
 }
 
+// threeSides is stdio3 as BenchmarkCallTool prints it now: a "same" side
+// (here with the direct figures) and the three sides interleaved round
+// by round, the testing package naming the repeats side#01, side#02.
+func threeSides() string {
+	lines := strings.SplitAfter(stdio3, "\n")
+	var b strings.Builder
+	for i := range 3 {
+		suffix := ""
+		if i > 0 {
+			suffix = fmt.Sprintf("#%02d", i)
+		}
+		direct, runtime := lines[i], lines[3+i]
+		b.WriteString(strings.Replace(direct, "/direct-2", "/direct"+suffix+"-2", 1))
+		b.WriteString(strings.Replace(direct, "/direct-2", "/same"+suffix+"-2", 1))
+		b.WriteString(strings.Replace(runtime, "/runtime-2", "/runtime"+suffix+"-2", 1))
+	}
+	return b.String()
+}
+
 // rename moves the stdio pair to another transport.
 func rename(s, transport string) string {
 	return strings.ReplaceAll(s, "/stdio/", "/"+transport+"/")
@@ -120,6 +140,14 @@ func TestRunPairs(t *testing.T) {
 			name: "runtime lines before direct lines",
 			in:   header + runtimeFirst(stdio3) + footer,
 			want: []block{{"BenchmarkCallTool/stdio", stdio3Rows}},
+		},
+		{
+			name: "three sides interleaved: the targets are runtime/same's, runtime/direct has none",
+			in:   header + threeSides() + footer,
+			want: []block{
+				{"BenchmarkCallTool/stdio", stdio3Rows},
+				{"BenchmarkCallTool/stdio" + bareHeading, untargeted(stdio3Rows)},
+			},
 		},
 		{
 			name: "an alone/subscribed pair",

@@ -59,9 +59,10 @@ func targets() []target {
 	}
 }
 
-// ratioTarget is a bound on the median ratio runtime/direct of a metric
-// of a direct/runtime pair (P1: the runtime's per-call cost at most 1.05×
-// a direct go-sdk call).
+// ratioTarget is a bound on the median ratio runtime/same of a metric
+// (P1: the runtime's per-call cost at most 1.05× a direct go-sdk call
+// configured as the runtime's session is; runtime/direct where a
+// benchmark has no "same" side).
 type ratioTarget struct {
 	base, metric string
 	bound        float64

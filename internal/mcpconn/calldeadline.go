@@ -28,8 +28,9 @@ var (
 // SDK's resetTimeoutOnProgress and maxTotalTimeout). It is one timer on
 // the Conn's clock (real time; this file's tests use a fake one), reset
 // in place: no goroutine runs for a request until its timer fires, and
-// stop releases the timer when the request ends. The timer ends the request's context with errIdle or errMaxCall
-// as the cause.
+// stop releases the timer when the request ends (a tool call's goes back
+// to the Conn, for the next call: see deadlineTimer). The timer ends the
+// request's context with errIdle or errMaxCall as the cause.
 type requestDeadline struct {
 	clock  clockwork.Clock
 	idle   time.Duration // timeout_seconds
@@ -37,8 +38,11 @@ type requestDeadline struct {
 	cancel context.CancelCauseFunc
 	began  time.Time // on the real clock, which the keepalive measures in
 
+	timers timerPool // where timer goes back when the request ends; nil: nowhere
+
 	mu         sync.Mutex
-	timer      clockwork.Timer
+	timer      *deadlineTimer
+	rearmed    bool      // progress reset the timer after it had fired: a firing may still be on its way
 	due        time.Time // when the timer is set to end the request
 	atEnd      bool      // due is end: the next firing is max_call_seconds'
 	progressed bool      // a progress report restarted the timeout at least once
@@ -49,13 +53,68 @@ type requestDeadline struct {
 // parent: idle from now, restartable by progress up to max from now (max
 // <= idle: no restart goes past idle).
 func startDeadline(parent context.Context, clock clockwork.Clock, idle, limit time.Duration) (context.Context, *requestDeadline) {
+	d := &requestDeadline{}
+	return d.start(parent, clock, idle, limit, nil), d
+}
+
+// start is startDeadline for a deadline d in place (a zero one), part of
+// a larger struct (toolCall), with its timer taken from timers (a
+// Conn's, of *deadlineTimer on clock; nil: a new one) and given back
+// there when the request ends if nothing can touch it any more (see
+// stop): it returns the request's context.
+func (d *requestDeadline) start(parent context.Context, clock clockwork.Clock, idle, limit time.Duration, timers timerPool) context.Context {
 	ctx, cancel := context.WithCancelCause(parent)
 	now := clock.Now()
-	d := &requestDeadline{clock: clock, idle: idle, end: now.Add(max(limit, idle)), due: now.Add(idle), cancel: cancel, began: time.Now()}
+	d.clock, d.idle, d.end, d.due, d.cancel, d.began, d.timers = clock, idle, now.Add(max(limit, idle)), now.Add(idle), cancel, time.Now(), timers
 	d.mu.Lock() // the timer may fire before it is stored
-	d.timer = clock.AfterFunc(idle, d.fire)
-	d.mu.Unlock()
-	return ctx, d
+	defer d.mu.Unlock()
+	if timers != nil {
+		if t, ok := timers.Get().(*deadlineTimer); ok {
+			t.serve(d)
+			d.timer = t
+			t.timer.Reset(idle)
+			return ctx
+		}
+	}
+	t := &deadlineTimer{d: d}
+	t.timer = clock.AfterFunc(idle, t.fire)
+	d.timer = t
+	return ctx
+}
+
+// timerPool holds the *deadlineTimer a Conn reuses: a sync.Pool (tests
+// use one that keeps what it is given).
+type timerPool interface {
+	Get() any
+	Put(x any)
+}
+
+// deadlineTimer is a request deadline's timer with its callback bound
+// once, so that a Conn reuses it from request to request (Conn.timers):
+// a timer and its callback are two allocations per call otherwise. It
+// serves one deadline at a time; it goes back to the pool only when
+// Stop proved that no firing for that deadline is pending or on its way
+// (requestDeadline.stop), so a firing reaches only the deadline it was
+// armed for.
+type deadlineTimer struct {
+	timer clockwork.Timer
+
+	mu sync.Mutex
+	d  *requestDeadline // the deadline it is armed for
+}
+
+// serve arms t for d (before its Reset).
+func (t *deadlineTimer) serve(d *requestDeadline) {
+	t.mu.Lock()
+	t.d = d
+	t.mu.Unlock()
+}
+
+func (t *deadlineTimer) fire() {
+	t.mu.Lock()
+	d := t.d
+	t.mu.Unlock()
+	d.fire()
 }
 
 func (d *requestDeadline) fire() {
@@ -80,6 +139,11 @@ func (d *requestDeadline) fire() {
 func (d *requestDeadline) progress() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.restart()
+}
+
+// restart is progress with d.mu held.
+func (d *requestDeadline) restart() {
 	if d.stopped || d.atEnd {
 		return
 	}
@@ -90,20 +154,34 @@ func (d *requestDeadline) progress() {
 		wait, d.atEnd = max(left, 0), true
 	}
 	d.due = now.Add(wait)
-	d.timer.Reset(wait)
+	if !d.timer.timer.Reset(wait) {
+		// It had fired: that firing, which finds the deadline moved, may
+		// not have reached fire yet, so the timer must not serve another
+		// request (see stop).
+		d.rearmed = true
+	}
 }
 
 // stop releases the timer and ends the request's context (the request is
 // over) with cause errRequestOver, by which an HTTP request tells that
 // it may finish reading its answer (see linkRequest).
+//
+// The timer goes back to the Conn's pool only if Stop cancelled a
+// pending firing and no earlier firing can still be on its way (it
+// never fired before progress rearmed it): then nothing calls it for
+// this request any more. Else it is left to the garbage collector.
 func (d *requestDeadline) stop() {
 	d.mu.Lock()
+	reuse := false
 	if !d.stopped {
 		d.stopped = true
-		d.timer.Stop()
+		reuse = d.timer.timer.Stop() && !d.rearmed && d.timers != nil
 	}
 	d.mu.Unlock()
 	d.cancel(errRequestOver)
+	if reuse {
+		d.timers.Put(d.timer)
+	}
 }
 
 // hadProgress reports whether progress ever restarted the timeout.

@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,5 +99,94 @@ func TestStoppedDeadlineStaysStopped(t *testing.T) {
 	dl.fire() // what the timer would do, had stop left it running
 	if cause := ended(t, ctx); cause != errRequestOver || dl.hadProgress() {
 		t.Fatalf("cause %v (progress %v), want errRequestOver and no progress", cause, dl.hadProgress())
+	}
+}
+
+// keptTimers is a timerPool that keeps every timer given back (a
+// sync.Pool may drop one, and does at random under -race).
+type keptTimers struct {
+	mu     sync.Mutex
+	timers []any
+}
+
+func (p *keptTimers) Get() any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.timers) == 0 {
+		return nil
+	}
+	t := p.timers[len(p.timers)-1]
+	p.timers = p.timers[:len(p.timers)-1]
+	return t
+}
+
+func (p *keptTimers) Put(x any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timers = append(p.timers, x)
+}
+
+func (p *keptTimers) size() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.timers)
+}
+
+// A deadline stopped before its timer fired gives the timer back, and
+// the next request's deadline runs on it: it fires for that one, and the
+// first request keeps its own end (errRequestOver).
+func TestDeadlineTimerServesTheNextRequest(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	pool := &keptTimers{}
+	var first requestDeadline
+	ctx1 := first.start(context.Background(), clock, time.Second, time.Hour, pool)
+	first.stop()
+	if pool.size() != 1 {
+		t.Fatalf("%d timers given back, want 1", pool.size())
+	}
+	var second requestDeadline
+	ctx2 := second.start(context.Background(), clock, 2*time.Second, time.Hour, pool)
+	defer second.stop()
+	if second.timer != first.timer || pool.size() != 0 {
+		t.Fatal("the second deadline did not take the timer given back")
+	}
+	clock.Advance(1999 * time.Millisecond)
+	notEnded(t, ctx2, &second, "at 1.999 s (timeout 2 s) on a reused timer")
+	clock.Advance(time.Millisecond)
+	if cause := ended(t, ctx2); !errors.Is(cause, errIdle) {
+		t.Fatalf("cause %v, want errIdle", cause)
+	}
+	if cause := context.Cause(ctx1); cause != errRequestOver {
+		t.Fatalf("the first request's cause became %v", cause)
+	}
+	second.stop()
+	if pool.size() != 0 {
+		t.Fatal("a timer that fired was given back")
+	}
+}
+
+// A timer that fired, then was rearmed by progress before its firing
+// reached the deadline, is not given back: that firing is still on its
+// way and must not reach another request.
+func TestRearmedTimerIsNotReused(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	pool := &keptTimers{}
+	var dl requestDeadline
+	ctx := dl.start(context.Background(), clock, time.Second, time.Hour, pool)
+	dl.mu.Lock()
+	clock.Advance(time.Second) // the timer fires: its func waits for dl.mu
+	dl.restart()               // a report came first
+	rearmed := dl.rearmed
+	dl.mu.Unlock()
+	if !rearmed {
+		t.Fatal("a reset after the timer fired is not marked")
+	}
+	notEnded(t, ctx, &dl, "after a report that came before the firing")
+	dl.stop()
+	if pool.size() != 0 {
+		t.Fatal("a rearmed timer was given back")
+	}
+	if cause := ended(t, ctx); cause != errRequestOver {
+		t.Fatalf("cause %v, want errRequestOver", cause)
 	}
 }

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -21,11 +22,22 @@ import (
 // waits for a slot, and that wait counts towards the timeout (see
 // limiter.acquire). Cancelling ctx returns at once; the server gets
 // notifications/cancelled.
-func (c *Conn) CallTool(ctx context.Context, name string, args any) (res *mcp.CallToolResult, err error) {
-	reqCtx, dl := startDeadline(ctx, c.clock, c.timeout, c.maxCall)
-	progress := c.progress.register(ctx, tools.ProgressFrom(ctx), dl)
-	defer progress.done()
-	err = c.run(ctx, reqCtx, dl, op{verb: "calling", arg: name}, func(callCtx context.Context) error {
+func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	res, _, err := c.callTool(ctx, name, args, false)
+	return res, err
+}
+
+// callTool is CallTool and, with structured, CallToolJSON: it also
+// returns the result's structuredContent as sent, where the wire tap
+// sees it.
+func (c *Conn) callTool(ctx context.Context, name string, args any, structured bool) (res *mcp.CallToolResult, raw json.RawMessage, err error) {
+	call := &toolCall{}
+	reqCtx := call.start(c, ctx, structured && c.tap != nil)
+	if slot := call.ctx.slot; slot != nil {
+		defer c.tap.forget(slot)
+	}
+	defer call.progress.done()
+	err = c.run(ctx, reqCtx, &call.deadline, op{verb: "calling", arg: name}, func(callCtx context.Context) error {
 		// A fresh params value and Meta per call: the SDK writes into them.
 		params := &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{}}
 		if c.logs {
@@ -34,12 +46,20 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (res *mcp.Ca
 			// perCallLogLevel).
 			params.Meta[mcp.MetaKeyLogLevel] = serverLogLevel
 		}
-		params.SetProgressToken(progress.token)
+		params.SetProgressToken(call.progress.token)
 		params.Meta = c.withTraceMeta(callCtx, params.Meta)
 		res, err = c.cs.CallTool(callCtx, params)
 		return err
 	})
-	return res, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// A call the SDK retried for input (MRTR, protocol 2026-07-28) shares
+	// its context: the slot holds the last answer, the one returned.
+	if p := call.slot.raw.Load(); p != nil {
+		raw = *p
+	}
+	return res, raw, nil
 }
 
 // op names a request in its errors: `calling "echo"`, `listing tools`.

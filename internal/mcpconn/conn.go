@@ -52,6 +52,7 @@ type Conn struct {
 	closeAuth func()             // stops an OAuth login's background refresh
 	goFn      func(func())       // runs work the owner waits for (Options.Go)
 	progress  *progressRouter    // per-call progress callbacks
+	timers    sync.Pool          // *deadlineTimer of the calls' deadlines, reused (see requestDeadline.start)
 	heard     *heartbeat         // when the server last sent anything (keepalive)
 	listens   *listenTracker     // sees subscription streams end
 	reopen    *reopener          // reopens them, and subscribes the session at first

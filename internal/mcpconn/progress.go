@@ -85,18 +85,25 @@ const progressGrace = 250 * time.Millisecond
 // register gives a call its entry, whose token goes in the request.
 // done must be called when the call ends (its deadline stopped first, so
 // that a report no longer touches it): see progressCall.end for what the
-// host gets then. The entry is the call's one allocation here: the token
-// is built in place and done is a method, not a closure.
+// host gets then.
 func (r *progressRouter) register(ctx context.Context, report func(tools.Progress), dl *requestDeadline) *progressCall {
+	e := &progressCall{}
+	r.add(e, ctx, report, dl)
+	return e
+}
+
+// add is register for an entry e in place (a zero one), part of a larger
+// struct (toolCall): the token is its one allocation (built in place),
+// and done is a method, not a closure.
+func (r *progressRouter) add(e *progressCall, ctx context.Context, report func(tools.Progress), dl *requestDeadline) {
 	var buf [len(tokenPrefix) + 20]byte // 20: the digits of the largest uint64
-	token := string(strconv.AppendUint(append(buf[:0], tokenPrefix...), r.next.Add(1), 10))
-	e := &progressCall{token: token, ctx: ctx, router: r, deadline: dl, report: report}
+	e.token = string(strconv.AppendUint(append(buf[:0], tokenPrefix...), r.next.Add(1), 10))
+	e.ctx, e.router, e.deadline, e.report = ctx, r, dl, report
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.isClosed() { // else the call fails at once: the session is closing
-		r.calls[token] = e
+		r.calls[e.token] = e
 	}
-	return e
 }
 
 // tokenPrefix starts every progress token.

@@ -16,26 +16,10 @@ import (
 // SDK decodes it into an `any`, and re-encoding that reorders keys and
 // rounds integers beyond 2^53. It is nil on HTTP and SSE and when the
 // result has none; the caller then re-encodes the SDK's value. The cost
-// on stdio is one context value per call, and a scan of the result only
-// when it has structured content.
+// on stdio is none per call (the slot is part of the call's toolCall),
+// and a scan of the result only when it has structured content.
 func (c *Conn) CallToolJSON(ctx context.Context, name string, args any) (*mcp.CallToolResult, json.RawMessage, error) {
-	if c.tap == nil {
-		res, err := c.CallTool(ctx, name, args)
-		return res, nil, err
-	}
-	slot := &structuredSlot{}
-	slot.ids = slot.first[:0] // one id unless the SDK retries the call
-	defer c.tap.forget(slot)
-	res, err := c.CallTool(context.WithValue(ctx, structuredSlotKey{}, slot), name, args)
-	if err != nil {
-		return nil, nil, err
-	}
-	// A call the SDK retried for input (MRTR, protocol 2026-07-28) shares
-	// its context: the slot holds the last answer, the one returned.
-	if raw := slot.raw.Load(); raw != nil {
-		return res, *raw, nil
-	}
-	return res, nil, nil
+	return c.callTool(ctx, name, args, true)
 }
 
 // structuredSlotKey carries a call's structuredSlot from CallToolJSON to
