@@ -17,6 +17,13 @@
 // with OpenTelemetry's no-op providers and with the SDK recording). A
 // benchmark with a target (targets.go) is printed with
 // its medians beside the target and whether it was met.
+//
+// Every target is printed with a verdict: met, MISSED (a finding: the
+// exit status stays 0), MISSING (its benchmark, a side of its pair or
+// its metric is not in the input: a benchmark failed or never ran) or
+// INVALID (a figure is not finite or a median not above zero, so no
+// comparison holds), then a summary line counts them; with any MISSING
+// or INVALID the command exits 1 after the report.
 package main
 
 import (
@@ -44,13 +51,75 @@ type samples map[string]map[string][]float64
 // configured as the runtime's session is) is held to its targets against
 // that one; against "direct" (a bare client) it is then printed with no
 // target, as what the features the runtime advertises cost on top.
-var pairs = [][2]string{{"same", "runtime"}, {"direct", "runtime"}, {"alone", "subscribed"}, {"runtime", "noop"}, {"runtime", "sdk"}}
+func pairs() [][2]string {
+	return [][2]string{{"same", "runtime"}, {"direct", "runtime"}, {"alone", "subscribed"}, {"runtime", "noop"}, {"runtime", "sdk"}}
+}
 
 // bareHeading follows the base name of a runtime/direct pair printed
 // beside a runtime/same one.
 const bareHeading = ", runtime against a bare client (no target: our layer plus what the advertised features cost)"
 
+// run prints the report of the benchmark output in: the pairs, then the
+// benchmarks with targets, then a summary of the verdicts. A missed target
+// is a finding, not a failure; a target with no data (MISSING: its
+// benchmark, a side of its pair or its metric is absent) or with data no
+// ratio can be trusted on (INVALID) makes run return an error once the
+// whole report is printed, so that `make bench` fails.
 func run(in io.Reader, out io.Writer) error {
+	s, order, err := readSamples(in)
+	if err != nil {
+		return err
+	}
+	if len(order) == 0 {
+		return fmt.Errorf("no benchmark results in the input")
+	}
+	var t tally
+	judged := map[string]bool{} // the bases printed with their ratio targets
+	for _, name := range order {
+		for _, pair := range pairs() {
+			base, ok := strings.CutSuffix(name, "/"+pair[1])
+			baseline := s[base+"/"+pair[0]]
+			if !ok || base == "" || baseline == nil {
+				continue
+			}
+			heading, goals := base, ratioGoals(base)
+			if _, same := s[base+"/same"]; same && pair[0] == "direct" {
+				heading, goals = base+bareHeading, nil
+			}
+			if len(goals) > 0 {
+				judged[base] = true
+			}
+			printPair(out, heading, pair, baseline, s[name], goals, &t)
+		}
+	}
+	// A ratio target whose pair is not in the input (a side failed or
+	// never ran) is printed with each metric MISSING, not left out.
+	for _, rt := range ratioTargets() {
+		if !judged[rt.base] {
+			judged[rt.base] = true
+			printPair(out, rt.base, [2]string{"same", "runtime"}, s[rt.base+"/same"], s[rt.base+"/runtime"], ratioGoals(rt.base), &t)
+		}
+	}
+	printTargets(out, s, order, &t)
+	fmt.Fprintf(out, "\n%s\n", t)
+	if t.missing+t.invalid > 0 {
+		return incompleteError{t.missing, t.invalid}
+	}
+	return nil
+}
+
+// incompleteError is run's error when a target could not be judged: the
+// report is printed, but `make bench` must not pass on it.
+type incompleteError struct{ missing, invalid int }
+
+func (e incompleteError) Error() string {
+	return fmt.Sprintf("%d targets MISSING and %d INVALID in the input (a benchmark failed, never ran or measured nothing)", e.missing, e.invalid)
+}
+
+// readSamples reads `go test -bench` output: the samples of each benchmark, by
+// name without its -GOMAXPROCS suffix and a repeat's #NN (the k-th
+// result of a name is its k-th run), and the names in input order.
+func readSamples(in io.Reader) (samples, []string, error) {
 	s := samples{}
 	var order []string
 	sc := bufio.NewScanner(in)
@@ -82,37 +151,16 @@ func run(in io.Reader, out io.Writer) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return err
+		return nil, nil, fmt.Errorf("reading the benchmark output: %w", err)
 	}
-	found := false
-	for _, name := range order {
-		for _, pair := range pairs {
-			base, ok := strings.CutSuffix(name, "/"+pair[1])
-			baseline := s[base+"/"+pair[0]]
-			if !ok || base == "" || baseline == nil {
-				continue
-			}
-			found = true
-			heading, goals := base, ratioGoals(base)
-			if _, same := s[base+"/same"]; same && pair[0] == "direct" {
-				heading, goals = base+bareHeading, nil
-			}
-			printPair(out, heading, pair, baseline, s[name], goals)
-		}
-	}
-	if printTargets(out, s, order) {
-		found = true
-	}
-	if !found {
-		return fmt.Errorf("no direct/runtime pairs (nor alone/subscribed) and no benchmark with a target in the input")
-	}
-	return nil
+	return s, order, nil
 }
 
-// printPair prints one pair under heading: per metric, both medians,
-// their ratio, the spread of the per-run ratios, and the target if goals
-// has one for the metric.
-func printPair(out io.Writer, heading string, pair [2]string, direct, other map[string][]float64, goals map[string]float64) {
+// printPair prints one pair under heading: per metric, both medians
+// ("-" for a side without the metric), their ratio, the spread of the
+// per-run ratios, and the target and its verdict if goals has one for
+// the metric, counted in t.
+func printPair(out io.Writer, heading string, pair [2]string, direct, other map[string][]float64, goals map[string]float64, t *tally) {
 	fmt.Fprintf(out, "\n%s (median of runs)\n", heading)
 	fmt.Fprintf(out, "  %-16s %14s %14s %8s %15s %s\n", "metric", pair[0], pair[1], "ratio", "spread", "target")
 	units := make([]string, 0, len(other))
@@ -128,25 +176,36 @@ func printPair(out io.Writer, heading string, pair [2]string, direct, other map[
 	for _, u := range units {
 		d, r := median(direct[u]), median(other[u])
 		ratio, spread := "-", "-"
-		if d > 0 {
+		if d > 0 && len(other[u]) > 0 {
 			ratio = fmt.Sprintf("%.3fx", r/d)
 		}
 		if lo, hi, ok := ratioSpread(direct[u], other[u]); ok {
 			spread = fmt.Sprintf("%.3f–%.3fx", lo, hi)
 		}
-		line := fmt.Sprintf("  %-16s %14.0f %14.0f %8s %15s", u, d, r, ratio, spread)
+		line := fmt.Sprintf("  %-16s %14s %14s %8s %15s", u, cell(direct[u]), cell(other[u]), ratio, spread)
 		if bound, ok := goals[u]; ok {
-			verdict := "met"
+			var v verdict
 			switch {
-			case len(other[u]) == 0 || d <= 0:
-				verdict = "MISSING"
+			case len(direct[u]) == 0 || len(other[u]) == 0:
+				v = missing
+			case !valid(direct[u]) || !valid(other[u]):
+				v = invalid
 			case r/d > bound:
-				verdict = "MISSED"
+				v = missed
 			}
-			line += fmt.Sprintf(" ≤%.3f %s", bound, verdict)
+			t.add(v)
+			line += fmt.Sprintf(" ≤%.3f %s", bound, v)
 		}
 		fmt.Fprintln(out, line)
 	}
+}
+
+// cell is a side's median in a pair's row, "-" where it has no runs.
+func cell(v []float64) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", median(v))
 }
 
 // ratioSpread is the lowest and highest of other[i]/direct[i] over the

@@ -58,12 +58,17 @@ type block struct {
 	rows []row
 }
 
-// parse reads run's report back: one block per pair, in output order.
+// parse reads run's report back: one block per pair, in output order
+// (the benchmarks with targets and the summary line after them are
+// TestRunTargets').
 func parse(t *testing.T, out string) []block {
 	t.Helper()
 	var blocks []block
 	for line := range strings.Lines(out) {
 		line = strings.TrimRight(line, "\n")
+		if strings.Contains(line, " (median of runs): ") || strings.Contains(line, " targets met, ") {
+			break
+		}
 		switch {
 		case strings.TrimSpace(line) == "":
 		case strings.HasSuffix(line, " (median of runs)"):
@@ -83,6 +88,25 @@ func parse(t *testing.T, out string) []block {
 		}
 	}
 	return blocks
+}
+
+// report is run's report of in; an error other than the one for targets
+// it could not judge (MISSING or INVALID) fails the test.
+func report(t *testing.T, in string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(strings.NewReader(in), &out); err != nil && !errors.As(err, new(incompleteError)) {
+		t.Fatalf("run: %v", err)
+	}
+	return out.String()
+}
+
+// inInput drops the blocks of benchmarks absent from in: run prints one
+// for each target whose benchmark is not in the input, all MISSING.
+func inInput(blocks []block, in string) []block {
+	return slices.DeleteFunc(blocks, func(b block) bool {
+		return !strings.Contains(in, strings.TrimSuffix(b.base, bareHeading)+"/")
+	})
 }
 
 // noSuffix drops the -GOMAXPROCS suffix, as `go test -cpu 1` prints names.
@@ -111,6 +135,20 @@ func threeSides() string {
 		b.WriteString(strings.Replace(direct, "/direct-2", "/direct"+suffix+"-2", 1))
 		b.WriteString(strings.Replace(direct, "/direct-2", "/same"+suffix+"-2", 1))
 		b.WriteString(strings.Replace(runtime, "/runtime-2", "/runtime"+suffix+"-2", 1))
+	}
+	return b.String()
+}
+
+// rotated reorders threeSides' rounds as interleave runs them: round i
+// starts at side i mod 3.
+func rotated(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for i := range 3 {
+		round := lines[3*i : 3*i+3]
+		for j := range 3 {
+			b.WriteString(round[(i+j)%3])
+		}
 	}
 	return b.String()
 }
@@ -144,6 +182,14 @@ func TestRunPairs(t *testing.T) {
 		{
 			name: "three sides interleaved: the targets are runtime/same's, runtime/direct has none",
 			in:   header + threeSides() + footer,
+			want: []block{
+				{"BenchmarkCallTool/stdio", stdio3Rows},
+				{"BenchmarkCallTool/stdio" + bareHeading, untargeted(stdio3Rows)},
+			},
+		},
+		{
+			name: "sides rotated round by round: the k-th run of each side pairs with the k-th of the others",
+			in:   header + rotated(threeSides()) + footer,
 			want: []block{
 				{"BenchmarkCallTool/stdio", stdio3Rows},
 				{"BenchmarkCallTool/stdio" + bareHeading, untargeted(stdio3Rows)},
@@ -196,10 +242,10 @@ func TestRunPairs(t *testing.T) {
 				"BenchmarkCallTool/http/runtime-2\t 2000\t 1100 ns/op\n" +
 				footer,
 			want: []block{{"BenchmarkCallTool/http", []row{
-				{"allocs/op", "0", "0", "-", "-", "≤1.050 MISSING"},
-				{"cpu-ns/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"allocs/op", "-", "-", "-", "-", "≤1.050 MISSING"},
+				{"cpu-ns/op", "-", "-", "-", "-", "≤1.050 MISSING"},
 				{"ns/op", "1000", "1100", "1.100x", "1.100–1.100x", ""},
-				{"p50-ns", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"p50-ns", "-", "-", "-", "-", "≤1.050 MISSING"},
 			}}},
 		},
 		{
@@ -238,37 +284,34 @@ func TestRunPairs(t *testing.T) {
 				"BenchmarkCallTool/stdio/runtime-2\t 2000\t  100 ns/op\n" +
 				footer,
 			want: []block{{"BenchmarkCallTool/stdio", []row{
-				{"allocs/op", "0", "0", "-", "-", "≤1.050 MISSING"},
-				{"cpu-ns/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"allocs/op", "-", "-", "-", "-", "≤1.050 MISSING"},
+				{"cpu-ns/op", "-", "-", "-", "-", "≤1.050 MISSING"},
 				{"ns/op", "1050", "1155", "1.100x", "0.091–11.110x", ""},
-				{"p50-ns", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"p50-ns", "-", "-", "-", "-", "≤1.050 MISSING"},
 			}}},
 		},
 		{
-			name: "a zero or missing direct metric has no ratio",
+			name: "a zero or missing direct metric has no ratio, and a target on a zero median is INVALID",
 			in: header +
 				"BenchmarkCallTool/stdio/direct-2 \t 2000\t 1000 ns/op\t       0 B/op\t       0 allocs/op\n" +
 				"BenchmarkCallTool/stdio/runtime-2\t 2000\t 2000 ns/op\t      64 B/op\t       1 allocs/op\t 3.000 retries/op\n" +
 				footer,
 			want: []block{{"BenchmarkCallTool/stdio", []row{
 				{"B/op", "0", "64", "-", "-", ""},
-				{"allocs/op", "0", "1", "-", "-", "≤1.050 MISSING"},
-				{"cpu-ns/op", "0", "0", "-", "-", "≤1.050 MISSING"},
+				{"allocs/op", "0", "1", "-", "-", "≤1.050 INVALID"},
+				{"cpu-ns/op", "-", "-", "-", "-", "≤1.050 MISSING"},
 				{"ns/op", "1000", "2000", "2.000x", "2.000–2.000x", ""},
-				{"p50-ns", "0", "0", "-", "-", "≤1.050 MISSING"},
-				{"retries/op", "0", "3", "-", "-", ""},
+				{"p50-ns", "-", "-", "-", "-", "≤1.050 MISSING"},
+				{"retries/op", "-", "3", "-", "-", ""},
 			}}},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var out bytes.Buffer
-			if err := run(strings.NewReader(tc.in), &out); err != nil {
-				t.Fatalf("run: %v", err)
-			}
-			got := parse(t, out.String())
+			out := report(t, tc.in)
+			got := inInput(parse(t, out), tc.in)
 			if !slices.EqualFunc(got, tc.want, func(a, b block) bool { return a.base == b.base && slices.Equal(a.rows, b.rows) }) {
-				t.Errorf("report:\n%s\nparsed %+v\nwant   %+v", out.String(), got, tc.want)
+				t.Errorf("report:\n%s\nparsed %+v\nwant   %+v", out, got, tc.want)
 			}
 		})
 	}
@@ -276,10 +319,7 @@ func TestRunPairs(t *testing.T) {
 
 // The report's exact layout, for the README and for eyes.
 func TestRunLayout(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(strings.NewReader(header+stdio3+footer), &out); err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	out := report(t, header+stdio3+footer)
 	want := `
 BenchmarkCallTool/stdio (median of runs)
   metric                   direct        runtime    ratio          spread target
@@ -289,35 +329,132 @@ BenchmarkCallTool/stdio (median of runs)
   ns/op                      1000           1100   1.100x    0.909–1.444x
   p50-ns                      810            900   1.111x    1.073–1.136x ≤1.050 MISSED
 `
-	if out.String() != want {
-		t.Errorf("report =\n%s\nwant\n%s", out.String(), want)
+	if !strings.HasPrefix(out, want+"\n") {
+		t.Errorf("report =\n%s\nwant it to begin with\n%s", out, want)
+	}
+	// The other targets' benchmarks are not in the input.
+	if summary := "\n1 targets met, 2 missed, 15 missing, 0 invalid\n"; !strings.HasSuffix(out, summary) {
+		t.Errorf("report =\n%s\nwant it to end with %q", out, summary)
 	}
 }
 
-func TestRunNoPairs(t *testing.T) {
-	direct := stdio3[:strings.Index(stdio3, "BenchmarkCallTool/stdio/runtime")]
-	runtime := stdio3[len(direct):]
+// Input without a benchmark result is an error, with nothing printed.
+func TestRunNoResults(t *testing.T) {
+	for _, in := range []string{
+		"",
+		header + "PASS\n" + footer,
+		"--- FAIL: TestCallTool (0.01s)\nFAIL\nexit status 1\nFAIL\tgithub.com/openprogram/mcpvisor/runtime\t0.1s\n",
+	} {
+		var out bytes.Buffer
+		err := run(strings.NewReader(in), &out)
+		if err == nil || !strings.Contains(err.Error(), "no benchmark results") {
+			t.Errorf("run(%q) error = %v, want one about no results", in, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("run(%q) printed %q with no results", in, out.String())
+		}
+	}
+}
+
+// A target whose benchmark, pair side or metric is not in the input is
+// printed MISSING (a benchmark that failed or never ran is not silent),
+// the summary counts it, and run fails once the report is printed.
+func TestRunMissing(t *testing.T) {
+	lines := strings.SplitAfter(threeSides(), "\n")
+	var direct, same, runtime string
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "/direct"):
+			direct += l
+		case strings.Contains(l, "/same"):
+			same += l
+		case strings.Contains(l, "/runtime"):
+			runtime += l
+		}
+	}
+	all := len(ratioTargets()) + len(targets())
+	stdioMissing := []row{
+		{"allocs/op", "-", "-", "-", "-", "≤1.050 MISSING"},
+		{"cpu-ns/op", "-", "-", "-", "-", "≤1.050 MISSING"},
+		{"p50-ns", "-", "-", "-", "-", "≤1.050 MISSING"},
+	}
+	sameOnly := []row{
+		{"allocs/op", "10", "-", "-", "-", "≤1.050 MISSING"},
+		{"cpu-ns/op", "500", "-", "-", "-", "≤1.050 MISSING"},
+		{"p50-ns", "810", "-", "-", "-", "≤1.050 MISSING"},
+	}
 	cases := []struct {
-		name string
-		in   string
+		name    string
+		in      string
+		stdio   []row // the BenchmarkCallTool/stdio block's rows
+		summary string
+		missing int
 	}{
-		{"empty input", ""},
-		{"no benchmarks", header + "PASS\n" + footer},
-		{"direct only", header + direct + footer},
-		{"runtime only", header + runtime + footer},
-		{"direct and runtime of different transports", header + direct + rename(runtime, "inmemory") + footer},
-		{"other benchmarks", header + "BenchmarkParseConfig-2 \t 500000\t 2345 ns/op\t 512 B/op\t 9 allocs/op\n" + footer},
-		{"test failure output", "--- FAIL: TestCallTool (0.01s)\nFAIL\nexit status 1\nFAIL\tgithub.com/openprogram/mcpvisor/runtime\t0.1s\n"},
+		{
+			name: "the runtime side failed: direct and same only",
+			in:   header + direct + same + footer, stdio: sameOnly,
+			summary: fmt.Sprintf("0 targets met, 0 missed, %d missing, 0 invalid", all), missing: all,
+		},
+		{
+			name: "direct only",
+			in:   header + direct + footer, stdio: stdioMissing,
+			summary: fmt.Sprintf("0 targets met, 0 missed, %d missing, 0 invalid", all), missing: all,
+		},
+		{
+			name: "runtime only",
+			in:   header + runtime + footer,
+			stdio: []row{
+				{"B/op", "-", "1200", "-", "-", ""},
+				{"allocs/op", "-", "12", "-", "-", "≤1.050 MISSING"},
+				{"cpu-ns/op", "-", "525", "-", "-", "≤1.050 MISSING"},
+				{"ns/op", "-", "1100", "-", "-", ""},
+				{"p50-ns", "-", "900", "-", "-", "≤1.050 MISSING"},
+			},
+			summary: fmt.Sprintf("0 targets met, 0 missed, %d missing, 0 invalid", all), missing: all,
+		},
+		{
+			name: "the sides of different transports",
+			in:   header + direct + same + rename(runtime, "sse") + footer, stdio: sameOnly,
+			summary: fmt.Sprintf("0 targets met, 0 missed, %d missing, 0 invalid", all), missing: all,
+		},
+		{
+			name: "other benchmarks only",
+			in:   header + "BenchmarkParseConfig-2 \t 500000\t 2345 ns/op\t 512 B/op\t 9 allocs/op\n" + footer, stdio: stdioMissing,
+			summary: fmt.Sprintf("0 targets met, 0 missed, %d missing, 0 invalid", all), missing: all,
+		},
+		{
+			name: "a whole pair: only the other targets are missing",
+			in:   header + threeSides() + footer, stdio: stdio3Rows,
+			summary: fmt.Sprintf("1 targets met, 2 missed, %d missing, 0 invalid", all-3), missing: all - 3,
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			err := run(strings.NewReader(tc.in), &out)
-			if err == nil || !strings.Contains(err.Error(), "no direct/runtime pairs") {
-				t.Errorf("run error = %v, want one about missing pairs", err)
+			var ie incompleteError
+			if !errors.As(err, &ie) || ie.missing != tc.missing || ie.invalid != 0 {
+				t.Errorf("run error = %v, want %d targets missing", err, tc.missing)
 			}
-			if out.Len() != 0 {
-				t.Errorf("run printed %q with no pairs", out.String())
+			blocks := parse(t, strings.TrimSuffix(out.String(), "\n"+tc.summary+"\n"))
+			if !strings.HasSuffix(out.String(), "\n"+tc.summary+"\n") {
+				t.Errorf("report does not end with %q:\n%s", tc.summary, out.String())
+			}
+			i := slices.IndexFunc(blocks, func(b block) bool { return b.base == "BenchmarkCallTool/stdio" })
+			if i < 0 || !slices.Equal(blocks[i].rows, tc.stdio) {
+				t.Errorf("report:\n%s\nBenchmarkCallTool/stdio rows %+v, want %+v", out.String(), blocks, tc.stdio)
+			}
+			// Every target is printed: each ratio target's pair and each
+			// target's benchmark has a block.
+			for _, rt := range ratioTargets() {
+				if !strings.Contains(out.String(), "\n"+rt.base+" (median of runs)\n") {
+					t.Errorf("report lacks %s:\n%s", rt.base, out.String())
+				}
+			}
+			for _, tg := range targets() {
+				if !strings.Contains(out.String(), "\n"+tg.bench+" (median of runs): ") {
+					t.Errorf("report lacks %s:\n%s", tg.bench, out.String())
+				}
 			}
 		})
 	}
@@ -362,16 +499,13 @@ func TestRunPairsOTel(t *testing.T) {
 		"BenchmarkCallToolOTel/inmemory/runtime-2 \t 3000\t 1100 ns/op\t 120 allocs/op\n" +
 		"BenchmarkCallToolOTel/inmemory/noop-2 \t 3000\t 1210 ns/op\t 132 allocs/op\n" +
 		"BenchmarkCallToolOTel/inmemory/sdk-2 \t 3000\t 1320 ns/op\t 150 allocs/op\n" + footer
-	var out bytes.Buffer
-	if err := run(strings.NewReader(in), &out); err != nil {
-		t.Fatal(err)
-	}
+	out := report(t, in)
 	for _, want := range []string{"runtime           noop", "runtime            sdk", "1.100x", "1.200x", "1.250x"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out.String(), "BenchmarkCallToolOTel/inmemory (median of runs)"); n != 3 {
-		t.Errorf("%d headings, want 3 (direct/runtime, runtime/noop, runtime/sdk):\n%s", n, out.String())
+	if n := strings.Count(out, "BenchmarkCallToolOTel/inmemory (median of runs)"); n != 3 {
+		t.Errorf("%d headings, want 3 (direct/runtime, runtime/noop, runtime/sdk):\n%s", n, out)
 	}
 }

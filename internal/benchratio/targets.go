@@ -97,24 +97,29 @@ func ratioGoals(base string) map[string]float64 {
 }
 
 // printTargets prints, in input order, each benchmark that has a target,
-// and reports whether it printed any.
-func printTargets(out io.Writer, s samples, order []string) bool {
-	found := false
-	for _, name := range order {
+// then each one with a target that is not in the input (its targets
+// MISSING), and counts the verdicts in t.
+func printTargets(out io.Writer, s samples, order []string, t *tally) {
+	names := slices.Clone(order)
+	for _, tg := range targets() {
+		if _, ok := s[tg.bench]; !ok && !slices.Contains(names, tg.bench) {
+			names = append(names, tg.bench)
+		}
+	}
+	for _, name := range names {
 		goals := map[string]target{}
 		heading := ""
-		for _, t := range targets() {
-			if t.bench == name {
-				goals[t.metric] = t
+		for _, tg := range targets() {
+			if tg.bench == name {
+				goals[tg.metric] = tg
 				if heading == "" {
-					heading = t.what
+					heading = tg.what
 				}
 			}
 		}
 		if len(goals) == 0 {
 			continue
 		}
-		found = true
 		fmt.Fprintf(out, "\n%s (median of runs): %s\n", name, heading)
 		// The metric column fits the longest name (top1-heldout-NAME-%).
 		units := make([]string, 0, len(s[name]))
@@ -123,28 +128,35 @@ func printTargets(out io.Writer, s samples, order []string) bool {
 			units = append(units, u)
 			w = max(w, utf8.RuneCountInString(u))
 		}
+		for u := range goals {
+			w = max(w, utf8.RuneCountInString(u)) // printed MISSING if absent
+		}
 		fmt.Fprintf(out, "  %-*s %14s %9s\n", w, "metric", "median", "target")
 		slices.Sort(units)
 		for _, u := range units {
 			m := median(s[name][u])
-			t, ok := goals[u]
+			tg, ok := goals[u]
 			if !ok {
 				fmt.Fprintf(out, "  %-*s %14s\n", w, u, figure(m))
 				continue
 			}
-			verdict := "met"
-			if (!t.atLeast && m > t.bound) || (t.atLeast && m < t.bound) {
-				verdict = "MISSED"
+			var v verdict
+			switch {
+			case !valid(s[name][u]):
+				v = invalid
+			case (!tg.atLeast && m > tg.bound) || (tg.atLeast && m < tg.bound):
+				v = missed
 			}
-			fmt.Fprintf(out, "  %-*s %14s %8s %7s\n", w, u, figure(m), boundColumn(t), verdict)
+			t.add(v)
+			fmt.Fprintf(out, "  %-*s %14s %8s %7s\n", w, u, figure(m), boundColumn(tg), v)
 		}
-		for _, t := range targets() {
-			if _, ok := s[name][t.metric]; t.bench == name && !ok {
-				fmt.Fprintf(out, "  %-*s %14s %8s %7s\n", w, t.metric, "-", boundColumn(t), "MISSING")
+		for _, tg := range targets() {
+			if _, ok := s[name][tg.metric]; tg.bench == name && !ok {
+				t.add(missing)
+				fmt.Fprintf(out, "  %-*s %14s %8s %7s\n", w, tg.metric, "-", boundColumn(tg), missing)
 			}
 		}
 	}
-	return found
 }
 
 // boundColumn is a target's column: "≤ 0.300" or "≥ 90.000", padded to 9
