@@ -38,7 +38,8 @@ demo:
 # the ratio, its spread over the runs and its target (P1: against a direct
 # client configured as the runtime's session is; against a bare one with
 # no target), the three sides run by turns in 10 rounds
-# (MCPVISOR_BENCH_ROUNDS), and CallTool and
+# (MCPVISOR_BENCH_ROUNDS, each round starting at the next side), the same
+# for OpenTelemetry's cost (four sides), and CallTool and
 # SIGKILL-to-ready alone against with a subscriber that never reads; then readiness,
 # recovery, shutdown, concurrency and a 10 000-server startup; then 50 slow
 # servers started one after another against 8 at once (the two sides run
@@ -51,11 +52,16 @@ demo:
 # on the npm fleet of ./peers/ (installed like `make test` does, run offline):
 # the deferred mode's tokens, the query set's hit rates and the search latency
 # over 1000 tools, each against its target.
+# Each benchmark is piped through tee: with pipefail a failing one fails
+# make bench (tee alone would exit 0), and benchratio exits 1 when a
+# target's figures are missing or invalid.
+bench: SHELL := bash
+bench: .SHELLFLAGS := -o pipefail -c
 bench:
 	@mkdir -p bin
 	MCPVISOR_BENCH_ROUNDS=10 $(GO) test -run '^$$' -bench 'BenchmarkCallTool$$' -benchmem -count 1 -benchtime 3000x ./runtime/ | tee bin/bench.txt
 	MCPVISOR_BENCH_ROUNDS=10 $(GO) test -run '^$$' -bench 'BenchmarkCallToolConcurrent' -benchmem -count 1 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
-	$(GO) test -run '^$$' -bench 'BenchmarkCallToolOTel' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
+	MCPVISOR_BENCH_ROUNDS=10 $(GO) test -run '^$$' -bench 'BenchmarkCallToolOTel' -benchmem -count 1 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkCallToolSubscriber' -benchmem -count 10 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkRecoverySubscriber' -count 5 -benchtime 1x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkReadiness' -benchmem -count 3 -benchtime 20x ./runtime/

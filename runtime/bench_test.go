@@ -20,8 +20,8 @@ import (
 
 // BenchmarkCallTool compares Runtime.CallTool with a direct go-sdk
 // ClientSession.CallTool on the same example server, over stdio, in
-// memory and over Streamable HTTP, on three sides run one after another
-// in each count: "direct", a bare client; "same", a direct client
+// memory and over Streamable HTTP, on three sides run by turns in each
+// round (interleave): "direct", a bare client; "same", a direct client
 // configured as the runtime's session is (sameClient: the capabilities
 // it advertises, the _meta it sends); "runtime". `make bench` prints
 // runtime/same (the cost of our layer, the P1 targets) and, with no
@@ -105,8 +105,13 @@ type side struct {
 // interleave runs the sides one after another, MCPVISOR_BENCH_ROUNDS
 // times (default 1), so that run i of each side ran next to run i of the
 // others: `go test -count N` would run each side N times in a row, and a
-// machine whose load drifts would then favour one side. The testing
-// package names the repeats side#01, side#02, …; benchratio strips that.
+// machine whose load drifts would then favour one side. Round i starts
+// at side i mod len(sides) (direct, same, runtime; then same, runtime,
+// direct; …), so no side always runs first, on a cache or a heap the
+// round's previous side left. The testing package names the repeats
+// side#01, side#02, … in the order they ran, so the k-th result of each
+// side is its run in round k: benchratio strips the suffix and pairs the
+// k-th runs.
 func interleave(b *testing.B, sides []side) {
 	rounds := 1
 	if v := os.Getenv("MCPVISOR_BENCH_ROUNDS"); v != "" {
@@ -116,10 +121,32 @@ func interleave(b *testing.B, sides []side) {
 		}
 		rounds = n
 	}
-	for range rounds {
-		for _, s := range sides {
+	for round := range rounds {
+		for j := range sides {
+			s := sides[(round+j)%len(sides)]
 			b.Run(s.name, s.run)
 		}
+	}
+}
+
+// Each round of interleave starts at the next side, and every side runs
+// once per round.
+func TestInterleaveRotates(t *testing.T) {
+	t.Setenv("MCPVISOR_BENCH_ROUNDS", "4")
+	var ran []string
+	record := func(name string) func(*testing.B) {
+		return func(b *testing.B) {
+			if b.N == 1 { // each b.Run probes with N = 1 first, once
+				ran = append(ran, name)
+			}
+		}
+	}
+	testing.Benchmark(func(b *testing.B) {
+		interleave(b, []side{{"a", record("a")}, {"b", record("b")}, {"c", record("c")}})
+	})
+	want := []string{"a", "b", "c", "b", "c", "a", "c", "a", "b", "a", "b", "c"}
+	if !slices.Equal(ran, want) {
+		t.Errorf("sides ran in order %v, want %v", ran, want)
 	}
 }
 

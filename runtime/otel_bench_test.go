@@ -21,7 +21,9 @@ import (
 // API's no-op providers: the instrumentation's own work, a span started
 // and ended, the trace context injected into _meta, the metrics' attribute
 // set) and against sdk (the SDK recording every span and metric, as a
-// host that exports does). `make bench` prints the three ratios.
+// host that exports does). The four sides run by turns,
+// MCPVISOR_BENCH_ROUNDS rounds (interleave), as BenchmarkCallTool's do.
+// `make bench` prints the three ratios.
 func BenchmarkCallToolOTel(b *testing.B) {
 	args := map[string]any{"text": "hello"}
 	server := exampleserver.NewServer(exampleserver.Options{})
@@ -43,15 +45,19 @@ func BenchmarkCallToolOTel(b *testing.B) {
 	call := func(rt *Runtime) func(context.Context) error {
 		return func(ctx context.Context) error { _, err := rt.CallTool(ctx, "ex__echo", args); return err }
 	}
-	b.Run("inmemory/direct", func(b *testing.B) {
-		measure(b, 0, func(ctx context.Context) error {
-			_, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
-			return err
+	b.Run("inmemory", func(b *testing.B) {
+		interleave(b, []side{
+			{"direct", func(b *testing.B) {
+				measure(b, 0, func(ctx context.Context) error {
+					_, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+					return err
+				})
+			}},
+			{"runtime", func(b *testing.B) { measure(b, 0, call(plain)) }},
+			{"noop", func(b *testing.B) { measure(b, 0, call(noop)) }},
+			{"sdk", func(b *testing.B) { measure(b, 0, call(recorded)) }},
 		})
 	})
-	b.Run("inmemory/runtime", func(b *testing.B) { measure(b, 0, call(plain)) })
-	b.Run("inmemory/noop", func(b *testing.B) { measure(b, 0, call(noop)) })
-	b.Run("inmemory/sdk", func(b *testing.B) { measure(b, 0, call(recorded)) })
 }
 
 // discardSpans is a span processor that drops every ended span, so that
