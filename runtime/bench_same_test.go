@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // sameClient is the benchmarks' "same" side: a direct go-sdk client
@@ -57,22 +59,21 @@ func connectSame(b *testing.B, t mcp.Transport) *sameClient {
 		b.Fatal(err)
 	}
 	res := cs.InitializeResult()
-	logging := res.Capabilities != nil && res.Capabilities.Logging != nil
-	if logging {
-		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+	if res.Capabilities != nil && res.Capabilities.Logging != nil {
+		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: mcpconn.ServerLogLevel}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	return &sameClient{cs: cs, logs: logging && res.ProtocolVersion >= "2026-07-28"}
+	return &sameClient{cs: cs, logs: mcpconn.PerCallLogLevel(res)}
 }
 
 // callTool calls name with args, with the _meta the runtime sends.
 func (s *sameClient) callTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	params := &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{}}
 	if s.logs {
-		params.Meta[mcp.MetaKeyLogLevel] = "info"
+		params.Meta[mcp.MetaKeyLogLevel] = mcpconn.ServerLogLevel
 	}
-	var buf [len("mcpvisor-") + 20]byte
-	params.SetProgressToken(string(strconv.AppendUint(append(buf[:0], "mcpvisor-"...), s.next.Add(1), 10)))
+	var buf [len(mcpconn.ProgressTokenPrefix) + 20]byte
+	params.SetProgressToken(string(strconv.AppendUint(append(buf[:0], mcpconn.ProgressTokenPrefix...), s.next.Add(1), 10)))
 	return s.cs.CallTool(ctx, params)
 }

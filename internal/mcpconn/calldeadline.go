@@ -114,7 +114,9 @@ func (t *deadlineTimer) fire() {
 	t.mu.Lock()
 	d := t.d
 	t.mu.Unlock()
-	d.fire()
+	if d != nil { // a stray firing of a timer back in the pool
+		d.fire()
+	}
 }
 
 func (d *requestDeadline) fire() {
@@ -180,6 +182,9 @@ func (d *requestDeadline) stop() {
 	d.mu.Unlock()
 	d.cancel(errRequestOver)
 	if reuse {
+		// Pooled without its request, so that the pool holds no finished
+		// call (its context, progress callback and structured bytes).
+		d.timer.serve(nil)
 		d.timers.Put(d.timer)
 	}
 }

@@ -32,7 +32,10 @@ func (c *Conn) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 // sees it.
 func (c *Conn) callTool(ctx context.Context, name string, args any, structured bool) (res *mcp.CallToolResult, raw json.RawMessage, err error) {
 	call := &toolCall{}
-	reqCtx := call.start(c, ctx, structured && c.tap != nil)
+	// The slot is attached whenever there is a tap, structured or not: it
+	// is what forgets the tap's pending entry of a call never answered
+	// (timed out, cancelled), which would otherwise stay for the session.
+	reqCtx := call.start(c, ctx, c.tap != nil)
 	if slot := call.ctx.slot; slot != nil {
 		defer c.tap.forget(slot)
 	}
