@@ -149,6 +149,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	r.subs.unsubscribe = r.unsubscribeCurrent
 	r.search.Store(toolsearch.Build(nil))
 	r.board = status.NewBoard(r.tails.Lines)
+	// Before the telemetry: the servers gauge's callback reads the config,
+	// and a host's reader may collect the moment it is registered.
+	r.config.Store(&config.File{})
 	tel, err := r.newTelemetry()
 	if err != nil {
 		return nil, err
@@ -174,7 +177,6 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		_ = r.tel.Close() // the host's MeterProvider keeps no callback of a runtime that never ran
 		return nil, fmt.Errorf("loading config: %w", err)
 	}
-	r.config.Store(&config.File{})
 	tokens := tokenstore.Store{Dir: r.opts.stateDir, Lock: &sync.Mutex{}}
 	r.warnOpenModes(file, tokens)
 

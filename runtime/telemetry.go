@@ -34,10 +34,15 @@ func (r *Runtime) newTelemetry() (*telemetry.Telemetry, error) {
 }
 
 // serverStates counts the configured servers in each state, for the
-// servers gauge.
+// servers gauge. It may run at any time from the callback's registration
+// on, on the host's reader's goroutine.
 func (r *Runtime) serverStates(yield func(state string, n int64)) {
+	file := r.config.Load()
+	if file == nil {
+		return
+	}
 	counts := map[string]int64{}
-	for _, srv := range r.config.Load().Servers {
+	for _, srv := range file.Servers {
 		if st, ok := r.board.State(srv.Name); ok {
 			counts[string(st)]++
 		}
