@@ -20,9 +20,9 @@ import (
 // check per call.
 
 // newTelemetry builds r.tel from the options; nil without a provider.
-func (r *Runtime) newTelemetry() (*telemetry.Telemetry, error) {
+func (r *Runtime) newTelemetry() *telemetry.Telemetry {
 	if r.opts.TracerProvider == nil && r.opts.MeterProvider == nil {
-		return nil, nil // nor read the build info
+		return nil // nor read the build info
 	}
 	return telemetry.New(telemetry.Options{
 		TracerProvider: r.opts.TracerProvider,
@@ -30,6 +30,7 @@ func (r *Runtime) newTelemetry() (*telemetry.Telemetry, error) {
 		Propagator:     r.opts.Propagator,
 		Version:        moduleVersion(debug.ReadBuildInfo()), // the instrumentation's, not the host's ClientVersion
 		States:         r.serverStates,
+		Logger:         r.opts.Logger,
 	})
 }
 
