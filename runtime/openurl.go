@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os/exec"
 	goruntime "runtime"
+	"strings"
 )
 
 // defaultOpenURL logs the authorization URL, so a user on a headless
@@ -32,11 +33,18 @@ func defaultOpenURL(logger *slog.Logger) func(ctx context.Context, url string) e
 // the & of a query as a command separator); xdg-open elsewhere. Only an
 // http or https URL is opened: the authorization server names the URL,
 // and every one of these openers would as well run a file or another
-// scheme's handler (and a leading "-" would be an option).
+// scheme's handler (and a leading "-" would be an option). Nor is one
+// with a space, a double quote or a control character, on every platform:
+// rundll32 splits its raw command line itself, so that a space or a quote
+// there could make a second argument, and an authorization server has no
+// reason to send any of them unencoded.
 func openerArgv(goos, rawURL string) ([]string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("opening the authorization URL: not an http or https URL")
+	}
+	if i := strings.IndexFunc(rawURL, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '"' }); i >= 0 {
+		return nil, fmt.Errorf("opening the authorization URL: it holds a space, a quote or a control character")
 	}
 	switch goos {
 	case "darwin":

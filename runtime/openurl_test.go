@@ -22,7 +22,8 @@ func TestOpenerArgv(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", goos, got, err, want)
 		}
 	}
-	for _, bad := range []string{"file:///C:/Windows/System32/calc.exe", "-a Terminal", "calc", "javascript:alert(1)", "https://", "ms-settings:privacy-secret"} {
+	for _, bad := range []string{"file:///C:/Windows/System32/calc.exe", "-a Terminal", "calc", "javascript:alert(1)", "https://", "ms-settings:privacy-secret",
+		`https://x/a"b c`, "http://x/ -a", "https://x/a\tb", "https://x/\x7f"} {
 		for _, goos := range []string{"linux", "darwin", "windows"} {
 			if got, err := openerArgv(goos, bad); err == nil {
 				t.Errorf("%s: %q opened as %q", goos, bad, got)

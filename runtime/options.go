@@ -202,7 +202,7 @@ type Options struct {
 	// TracerProvider, if set, makes a client span per tool call, resource
 	// read and prompt get, a child of the span in the caller's ctx, and
 	// the runtime sends the span's W3C trace context to the server in the
-	// request's _meta (traceparent, tracestate, baggage). Default: no
+	// request's _meta (traceparent, tracestate). Default: no
 	// spans and nothing added to any request. See the README's
 	// OpenTelemetry section for the span names and attributes.
 	TracerProvider trace.TracerProvider
@@ -211,7 +211,10 @@ type Options struct {
 	// refreshes. Default: none.
 	MeterProvider metric.MeterProvider
 	// Propagator writes the trace context into the requests' _meta when
-	// TracerProvider is set. Default: W3C TraceContext and Baggage.
+	// TracerProvider is set. Default: W3C TraceContext only. The host's
+	// baggage goes to every server (third parties' included) only if it
+	// opts in, e.g. with propagation.NewCompositeTextMapPropagator(
+	// propagation.TraceContext{}, propagation.Baggage{}).
 	Propagator propagation.TextMapPropagator
 
 	// transport, if set, replaces every server's transport; tests and

@@ -149,16 +149,16 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	r.subs.unsubscribe = r.unsubscribeCurrent
 	r.search.Store(toolsearch.Build(nil))
 	r.board = status.NewBoard(r.tails.Lines)
-	tel, err := r.newTelemetry()
-	if err != nil {
-		return nil, err
-	}
-	r.tel = tel
+	// Before the telemetry: the servers gauge's callback reads the config,
+	// and a host's reader may collect the moment it is registered.
+	r.config.Store(&config.File{})
+	r.tel = r.newTelemetry()
 	r.bus = events.NewBus(&events.Options{Reducer: r.reducer(), Now: opts.clock.Now})
 	// The log is one subscriber, from the first event on; Shutdown's
 	// bus.Close ends it once it has logged what is left.
 	go r.logEvents(r.bus.Subscribe(events.SubscribeOptions{Buffer: logSubBuffer}), r.logDone)
 	r.store = config.Store{Dir: r.opts.stateDir}
+	var err error
 	r.procs, err = procs.New(procs.Options{Subreaper: opts.Subreaper})
 	if err != nil {
 		opts.Logger.Warn("cannot become a child subreaper; orphans of servers are reaped by init", "error", err)
@@ -174,7 +174,6 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		_ = r.tel.Close() // the host's MeterProvider keeps no callback of a runtime that never ran
 		return nil, fmt.Errorf("loading config: %w", err)
 	}
-	r.config.Store(&config.File{})
 	tokens := tokenstore.Store{Dir: r.opts.stateDir, Lock: &sync.Mutex{}}
 	r.warnOpenModes(file, tokens)
 

@@ -20,9 +20,9 @@ import (
 // check per call.
 
 // newTelemetry builds r.tel from the options; nil without a provider.
-func (r *Runtime) newTelemetry() (*telemetry.Telemetry, error) {
+func (r *Runtime) newTelemetry() *telemetry.Telemetry {
 	if r.opts.TracerProvider == nil && r.opts.MeterProvider == nil {
-		return nil, nil // nor read the build info
+		return nil // nor read the build info
 	}
 	return telemetry.New(telemetry.Options{
 		TracerProvider: r.opts.TracerProvider,
@@ -30,14 +30,20 @@ func (r *Runtime) newTelemetry() (*telemetry.Telemetry, error) {
 		Propagator:     r.opts.Propagator,
 		Version:        moduleVersion(debug.ReadBuildInfo()), // the instrumentation's, not the host's ClientVersion
 		States:         r.serverStates,
+		Logger:         r.opts.Logger,
 	})
 }
 
 // serverStates counts the configured servers in each state, for the
-// servers gauge.
+// servers gauge. It may run at any time from the callback's registration
+// on, on the host's reader's goroutine.
 func (r *Runtime) serverStates(yield func(state string, n int64)) {
+	file := r.config.Load()
+	if file == nil {
+		return
+	}
 	counts := map[string]int64{}
-	for _, srv := range r.config.Load().Servers {
+	for _, srv := range file.Servers {
 		if st, ok := r.board.State(srv.Name); ok {
 			counts[string(st)]++
 		}

@@ -25,9 +25,11 @@ import (
 
 // otelSetup is what demo run's -otel flag made: the providers are in the
 // runtime's Options; metrics, with "prometheus", serves GET /metrics;
-// stop flushes and stops both providers.
+// flush exports a metric batch now (before the runtime's shutdown, while
+// its servers gauge is registered); stop flushes and stops both providers.
 type otelSetup struct {
-	metrics http.Handler // nil without prometheus
+	metrics http.Handler                // nil without prometheus
+	flush   func(context.Context) error // nil without -otel
 	stop    func(context.Context) error
 }
 
@@ -35,7 +37,8 @@ type otelSetup struct {
 // comma-separated list of exporters:
 //   - stdout: the OTel SDK's stdout exporters write one JSON object per
 //     line to out, per span (batched, as a host's exporter is) and per
-//     metric batch (every 60 s, and once more at shutdown);
+//     metric batch (every 60 s, once as the shutdown begins, with the
+//     servers gauge, and once more after it, without);
 //   - prometheus: the metrics in the Prometheus text format at GET
 //     /metrics of the management API's listener (OTel's Prometheus
 //     exporter, which protoactor-go links into the binary already).
@@ -76,6 +79,7 @@ func withOTel(modes string, out io.Writer, opts *runtime.Options) (otelSetup, er
 	}
 	mp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
 	opts.MeterProvider = mp
+	setup.flush = mp.ForceFlush
 	stops := []func(context.Context) error{mp.Shutdown}
 	if spans != nil {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(spans), sdktrace.WithResource(res))

@@ -19,7 +19,7 @@ import (
 // traceparent the server received in _meta (its meta tool echoes it),
 // and an echo's;
 // stdout holds the listening line, then only JSON objects, a metric batch
-// among them (flushed at shutdown); nothing of the arguments is in any.
+// among them (flushed at shutdown), one with the servers gauge; nothing of the arguments is in any.
 // With prometheus beside it, GET /metrics has the metrics as text.
 func TestRunOTelStdout(t *testing.T) {
 	dir := t.TempDir()
@@ -111,7 +111,7 @@ func TestRunOTelStdout(t *testing.T) {
 		t.Fatalf("demo run after SIGTERM: %v\n%s", err, logs.String())
 	}
 
-	var spans, echoes, batches int
+	var spans, echoes, batches, gauges int
 	for l := range lines {
 		if strings.Contains(l, marker) {
 			t.Errorf("stdout holds the arguments' marker: %s", l)
@@ -123,6 +123,9 @@ func TestRunOTelStdout(t *testing.T) {
 		}
 		if _, ok := obj["ScopeMetrics"]; ok {
 			batches++
+			if strings.Contains(l, `"mcpvisor.servers"`) {
+				gauges++
+			}
 			if !strings.Contains(l, `"mcpvisor.calls"`) || !strings.Contains(l, `"mcp.client.operation.duration"`) {
 				t.Errorf("a metric batch without the call metrics: %s", l)
 			}
@@ -158,6 +161,9 @@ func TestRunOTelStdout(t *testing.T) {
 		if attrs["mcpvisor.server.name"] != "ex" || attrs["mcp.method.name"] != "tools/call" || attrs["mcpvisor.outcome"] != "ok" {
 			t.Errorf("span attributes %v", attrs)
 		}
+	}
+	if gauges == 0 {
+		t.Errorf("no metric batch on stdout has mcpvisor.servers (%d batches)", batches)
 	}
 	if spans != 1 || echoes != 1 || batches == 0 {
 		t.Errorf("%d spans of the meta call, %d of the echo and %d metric batches on stdout, want 1, 1 and at least 1\n%s", spans, echoes, batches, logs.String())

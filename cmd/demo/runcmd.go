@@ -75,7 +75,7 @@ func runServe(args []string) int {
 		return 2
 	}
 	logger := newLogger(os.Stderr, level)
-	code := serveAPI(stdout, logger, opts, *listen, otel.metrics)
+	code := serveAPI(stdout, logger, opts, *listen, otel)
 	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 	defer cancel()
 	if err := otel.stop(ctx); err != nil {
@@ -108,7 +108,7 @@ func pinList(flag string) []string {
 
 // serveAPI runs the runtime of opts and its management API on listen
 // until a signal stops it; metrics, if set, serves GET /metrics beside it.
-func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string, metrics http.Handler) int {
+func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string, otel otelSetup) int {
 	// Signals are caught from the start, so that one arriving while the
 	// runtime starts is not lost (nor kills the process half started).
 	signals := make(chan os.Signal, 1)
@@ -132,10 +132,10 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 		return 1
 	}
 	handler := managementHandler(rt)
-	if metrics != nil {
+	if otel.metrics != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/", handler)
-		mux.Handle("/metrics", metrics)
+		mux.Handle("/metrics", otel.metrics)
 		handler = mux
 	}
 	srv := newAPIServer(handler, logger, apiTimeouts{})
@@ -177,6 +177,16 @@ loop:
 	// instead of holding up the HTTP shutdown. The HTTP server stops
 	// taking requests at once, but its grace counts from the runtime's
 	// stop: an open event stream ends only then (after the last event).
+	if otel.flush != nil {
+		// One metric batch while the runtime's servers gauge is still
+		// registered: its Shutdown unregisters it, so the batch flushed
+		// after it has the counters but no mcpvisor.servers.
+		fctx, fcancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+		if err := otel.flush(fctx); err != nil {
+			logger.Warn("flushing the metrics before the shutdown", "error", err)
+		}
+		fcancel()
+	}
 	rctx, rcancel := context.WithTimeout(context.Background(), runtimeShutdownGrace)
 	defer rcancel()
 	stopped := make(chan error, 1)

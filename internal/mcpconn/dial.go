@@ -103,7 +103,7 @@ type Options struct {
 	Procs *procs.Tracker
 	// Propagator, if set, writes the W3C trace context of each tool
 	// call's, resource read's and prompt get's ctx into its request
-	// _meta (traceparent, tracestate, baggage). Nil: nothing is added.
+	// _meta (traceparent, tracestate; baggage only if the host opted in). Nil: nothing is added.
 	Propagator propagation.TextMapPropagator
 }
 

@@ -16,13 +16,16 @@ import (
 // processTree.adopt): it starts suspended, so that it runs only once it is
 // in the job, and in a new process group, which keeps the console's
 // Ctrl+C from reaching it (the runtime stops its servers in order, as
-// Setpgid does on Unix). A batch file (npx.cmd) is run through cmd.exe
-// with a command line we quote ourselves (batch.go).
+// Setpgid does on Unix). CREATE_NO_WINDOW: a console server started by a
+// GUI or service host (which has no console to share) would otherwise get
+// a console window of its own, one per server; its stdio is the pipes
+// either way. A batch file (npx.cmd) is run through cmd.exe with a
+// command line we quote ourselves (batch.go).
 //
 // Windows code: compiled and vetted by CI, never run there (see README).
 func ownTree(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
-		CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP,
+		CreationFlags: serverCreationFlags,
 	}
 	if cmd.Err != nil {
 		return
@@ -58,6 +61,10 @@ func ownTree(cmd *exec.Cmd) {
 	cmd.Path = filepath.Join(sys, "cmd.exe")
 	cmd.SysProcAttr.CmdLine = line
 }
+
+// serverCreationFlags are the CreationFlags of every stdio server's
+// process (see ownTree).
+const serverCreationFlags = windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW
 
 // processTree holds the server's Job Object once the process started.
 type processTree struct {

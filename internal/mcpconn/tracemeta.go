@@ -8,7 +8,7 @@ import (
 )
 
 // withTraceMeta returns meta with the W3C trace context of ctx's span
-// (traceparent, tracestate, baggage, as the propagator writes them) added,
+// (traceparent, tracestate, and baggage if the host opted in, as the propagator writes them) added,
 // as the MCP OpenTelemetry convention (SEP-414) carries it in a request's
 // _meta. Without a propagator (no TracerProvider) it returns meta as it
 // is: one nil check, so that a runtime without tracing pays nothing.

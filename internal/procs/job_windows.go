@@ -110,37 +110,42 @@ func (j *Job) Terminate() {
 }
 
 // WaitEmpty waits up to limit until no process of the job is left
-// running; it reports whether none is.
+// running; it reports whether none is. A job whose count cannot be read
+// is not known to be empty: it is polled again until limit, and then
+// reported as not empty.
 func (j *Job) WaitEmpty(limit time.Duration) bool {
 	if j == nil {
 		return true
 	}
 	deadline := time.Now().Add(limit)
 	pause := time.Millisecond
-	for j.active() > 0 {
+	for {
+		n, err := j.active()
+		if err == nil && n == 0 {
+			return true
+		}
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(pause)
+		time.Sleep(pause) // a completion port would wake us; polling is bounded by limit
 		pause = min(2*pause, 20*time.Millisecond)
 	}
-	return true
 }
 
-// active returns how many processes of the job run (0 once closed or on
-// an error: nothing more can be done about them here).
-func (j *Job) active() uint32 {
+// active returns how many processes of the job run: 0 once the handle is
+// closed (kill-on-close ended them), an error if the count cannot be read.
+func (j *Job) active() (uint32, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.h == 0 {
-		return 0
+		return 0, nil
 	}
 	var info jobAccounting
 	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicAccountingInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
-		return 0
+		return 0, fmt.Errorf("reading the job object's process count: %w", err)
 	}
-	return info.ActiveProcesses
+	return info.ActiveProcesses, nil
 }
 
 // jobAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION, which

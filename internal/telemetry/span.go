@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -79,19 +80,20 @@ func (t *Telemetry) Start(ctx context.Context, op Op) (context.Context, *Call) {
 	if t.tracer == nil {
 		return ctx, c
 	}
+	target := boundName(op.Target) // a name the caller sent may be of any length
 	name := op.Method
-	if op.Target != "" {
-		name += " " + op.Target
+	if target != "" {
+		name += " " + target
 	}
 	attrs := make([]attribute.KeyValue, 0, 8)
 	attrs = append(attrs, KeyMethod.String(op.Method))
 	switch op.Method {
 	case MethodToolsCall:
-		attrs = append(attrs, KeyToolName.String(op.Target), KeyOperation.String("execute_tool"))
+		attrs = append(attrs, KeyToolName.String(target), KeyOperation.String("execute_tool"))
 	case MethodPromptsGet:
-		attrs = append(attrs, KeyPromptName.String(op.Target))
+		attrs = append(attrs, KeyPromptName.String(target))
 	case MethodResourcesRead:
-		if u := spanURI(op.URI); u != "" {
+		if u := boundName(spanURI(op.URI)); u != "" {
 			attrs = append(attrs, KeyResourceURI.String(u))
 		}
 	}
@@ -174,8 +176,29 @@ func (m *instruments) record(op Op, outcome, errType string, d time.Duration) {
 	}
 }
 
+// MaxName is the most bytes of a tool or prompt name (or a resource URI)
+// a span holds; a longer one is cut at a rune boundary and ends with
+// TruncatedMark.
+const MaxName = 128
+
+// TruncatedMark ends a name boundName cut.
+const TruncatedMark = "…"
+
+// boundName is s cut to MaxName bytes (mark included) if longer.
+func boundName(s string) string {
+	if len(s) <= MaxName {
+		return s
+	}
+	cut := MaxName - len(TruncatedMark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + TruncatedMark
+}
+
 // spanURI is uri without its query, fragment and user info (any of which
-// may carry a token), or "" if it does not parse.
+// may carry a token), or "" if it does not parse. The path and an opaque
+// URI's opaque part stay: they name the resource (see the README).
 func spanURI(uri string) string {
 	u, err := url.Parse(uri)
 	if err != nil {

@@ -7,8 +7,8 @@
 package telemetry
 
 import (
-	"errors"
 	"fmt"
+	"log/slog"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
@@ -25,8 +25,11 @@ type Options struct {
 	// MeterProvider makes the metrics; nil: none.
 	MeterProvider metric.MeterProvider
 	// Propagator writes the trace context into requests' _meta. Nil with
-	// a TracerProvider: W3C TraceContext and Baggage.
+	// a TracerProvider: W3C TraceContext only (baggage would go to every
+	// server, third parties' included; a host opts in with its own).
 	Propagator propagation.TextMapPropagator
+	// Logger reports an instrument the meter refused; nil: discarded.
+	Logger *slog.Logger
 	// Version is the instrumentation scope's version (the module's).
 	Version string
 	// States reports how many configured servers are in each state, for
@@ -41,28 +44,29 @@ type Telemetry struct {
 	m          *instruments // nil: no metrics
 }
 
-// New returns the Telemetry of o, or nil (and no error) when o has neither
-// provider.
-func New(o Options) (*Telemetry, error) {
+// New returns the Telemetry of o, or nil when o has neither provider. It
+// does not fail: an instrument the meter refuses is logged and records
+// nothing, since metrics are no reason to refuse to run the servers.
+func New(o Options) *Telemetry {
 	if o.TracerProvider == nil && o.MeterProvider == nil {
-		return nil, nil
+		return nil
 	}
 	t := &Telemetry{}
 	if o.TracerProvider != nil {
 		t.tracer = o.TracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(o.Version))
 		t.propagator = o.Propagator
 		if t.propagator == nil {
-			t.propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+			t.propagator = propagation.TraceContext{}
 		}
 	}
 	if o.MeterProvider != nil {
-		m, err := newInstruments(o.MeterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(o.Version)), o.States)
-		if err != nil {
-			return nil, fmt.Errorf("telemetry: %w", err)
+		logger := o.Logger
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
 		}
-		t.m = m
+		t.m = newInstruments(o.MeterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(o.Version)), o.States, logger)
 	}
-	return t, nil
+	return t
 }
 
 // Propagator is what writes the trace context into requests' _meta: nil
@@ -80,5 +84,8 @@ func (t *Telemetry) Close() error {
 	if t == nil || t.m == nil || t.m.reg == nil {
 		return nil
 	}
-	return errors.Join(t.m.reg.Unregister())
+	if err := t.m.reg.Unregister(); err != nil {
+		return fmt.Errorf("telemetry: unregistering the servers gauge: %w", err)
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package telemetry
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -12,9 +14,9 @@ import (
 
 // No provider: no Telemetry at all, and its methods are safe on nil.
 func TestNewWithoutProviders(t *testing.T) {
-	tel, err := New(Options{})
-	if tel != nil || err != nil {
-		t.Fatalf("New(no providers) = %v, %v; want nil, nil", tel, err)
+	tel := New(Options{})
+	if tel != nil {
+		t.Fatalf("New(no providers) = %v; want nil", tel)
 	}
 	if tel.Propagator() != nil || tel.Close() != nil {
 		t.Error("a nil Telemetry has a propagator or fails to close")
@@ -36,14 +38,25 @@ func TestSpanURI(t *testing.T) {
 	}
 }
 
+// A name of any length is cut to MaxName bytes at a rune boundary, with
+// the mark.
+func TestBoundName(t *testing.T) {
+	if got := boundName("read_file"); got != "read_file" {
+		t.Errorf("a short name changed: %q", got)
+	}
+	for _, long := range []string{strings.Repeat("a", 10000), strings.Repeat("é", 200)} {
+		got := boundName(long)
+		if len(got) > MaxName || !strings.HasSuffix(got, TruncatedMark) || !utf8.ValidString(got) {
+			t.Errorf("boundName(%d bytes) = %d bytes %q", len(long), len(got), got)
+		}
+	}
+}
+
 // Observe counts restarts (as the board counts them), logins and
 // refreshes by outcome, and nothing else.
 func TestObserveCounts(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	tel, err := New(Options{MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tel := New(Options{MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
 	h := events.Header{Server: "fs"}
 	for _, e := range []events.Event{
 		events.StateChanged{Header: h, From: "ready", To: "starting"},
