@@ -93,6 +93,8 @@ type Options struct {
 	// baseTransport, if set, is cloned instead of http.DefaultTransport
 	// (tests: a client that trusts an httptest TLS server).
 	baseTransport *http.Transport
+	// answeredGrace, if set, replaces the const of that name (tests).
+	answeredGrace time.Duration
 	// LookupEnv gives the values of the references in the server's config
 	// (${VAR}), expanded at the start of each dial: only there, so the
 	// config everyone else holds keeps its references. Nil: os.LookupEnv.

@@ -304,16 +304,18 @@ var errCut = errors.New("the server was declared unresponsive")
 // cut cancels: a set, rather than a context each request would watch,
 // costs a request no allocation.
 type cutTransport struct {
-	base http.RoundTripper
+	base  http.RoundTripper
+	grace time.Duration // answeredGrace, but in tests
 
 	mu    sync.Mutex
 	cut   bool
 	links map[*requestLink]struct{}
+	held  int // links in their answered grace (at most maxHeldDrains)
 }
 
 // newCutTransport wraps base; the func cuts it.
 func newCutTransport(base http.RoundTripper) (http.RoundTripper, func()) {
-	t := &cutTransport{base: base, links: map[*requestLink]struct{}{}}
+	t := &cutTransport{base: base, grace: answeredGrace, links: map[*requestLink]struct{}{}}
 	return t, t.cutAll
 }
 
@@ -325,6 +327,25 @@ func (t *cutTransport) cutAll() {
 		l.cancel()
 	}
 	clear(t.links)
+}
+
+// hold takes a place among the drains held in their grace, if one is
+// free.
+func (t *cutTransport) hold() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.held >= maxHeldDrains {
+		return false
+	}
+	t.held++
+	return true
+}
+
+// unhold gives back a place that hold took.
+func (t *cutTransport) unhold() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held--
 }
 
 func (t *cutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
