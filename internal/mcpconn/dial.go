@@ -330,8 +330,10 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			if err != nil { // refused while the dial completed
 				c.endWith(err)
 			}
-			go c.watch()
+			// The keepalive before the watcher, which stops it (a
+			// transport gone already); a stop first would do as well.
 			c.startKeepAlive(opts.KeepAlive)
+			go c.watch()
 			return c, nil
 		}
 		if r.err == nil { // it succeeded just as the dial was abandoned
