@@ -164,11 +164,7 @@ func TestManyServersChild(t *testing.T) {
 	case "runtime":
 		rt := startManyServers(t, n)
 		reportMemory(t)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := rt.Shutdown(ctx); err != nil {
-			t.Fatal(err)
-		}
+		shutdown(t, rt)
 	default:
 		t.Fatalf("%s=%q: side is runtime, direct or handlers", manyServersChildEnv, spec)
 	}
@@ -189,6 +185,9 @@ func startManyServers(t *testing.T, n int) *Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// First, so that a Fatal below (or in the caller) still stops every
+	// server; the caller's own Shutdown makes this one a no-op.
+	t.Cleanup(func() { shutdown(t, rt) })
 	sub := rt.bus.Subscribe(events.SubscribeOptions{From: 1, Buffer: 1 << 12})
 	defer sub.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -207,6 +206,16 @@ func startManyServers(t *testing.T, n int) *Runtime {
 		}
 	}
 	return rt
+}
+
+// shutdown shuts rt down within a minute (a second time is a no-op).
+func shutdown(t *testing.T, rt *Runtime) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Error(err)
+	}
 }
 
 // reportMemory settles the heap and prints this process's figures (and,

@@ -219,8 +219,9 @@ func (a *Actor) loginFunc(c actor.Context) oauthflow.Login {
 	}
 }
 
-// watch reports the end of the transport to the actor, from the
-// connection's own watcher (no goroutine per session here). The report
+// watch reports the end of the transport to the actor, from a goroutine
+// of deps.Work that the connection's own watcher starts then (none waits
+// per session here, and Shutdown waits for the report). The report
 // goes to this actor's mailbox, behind the dialed message being handled:
 // SessionLost always reaches the parent after SessionReady.
 func (a *Actor) watch(c actor.Context, conn *mcpconn.Conn) {

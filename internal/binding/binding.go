@@ -146,6 +146,9 @@ func (c *toolCall) Execute(ctx context.Context, args any) (tools.Result, error) 
 	if err != nil {
 		return tools.Result{}, err
 	}
+	if c.check != nil && res != nil && !res.IsError {
+		c.b.compileFirst(conn, c.original, c.check)
+	}
 	out := result(conn, c.check, res, structured)
 	capResult(&out, p.MaxText, p.MaxMedia)
 	return out, nil

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/events"
 )
 
 // A listing checks an output schema but keeps no compiled form: the first
@@ -26,5 +29,46 @@ func TestOutputSchemaCompiledAtFirstCheck(t *testing.T) {
 	}
 	if res := result(conn, c, &mcp.CallToolResult{StructuredContent: map[string]any{"n": 1}}, nil); res.IsError {
 		t.Fatalf("a result with n: %+v, want it passed", res.Content)
+	}
+}
+
+// A schema that compiled at the listing but fails at its first use (it
+// cannot, short of a bug: injected here) makes the check unusable and
+// emits OutputSchemaUnusable once, rather than leaving the tool's results
+// unchecked without a word.
+func TestLazyCompileFailureIsReported(t *testing.T) {
+	_, b, emitted := resultTools(t)
+	conn := b.Current()
+	c := &outputCheck{schema: `{"type":`} // as if the listing found it usable
+	unusable := func() (n int) {
+		for _, e := range emitted() {
+			if u, ok := e.(events.OutputSchemaUnusable); ok && u.Tool == adapter.ToolName(b.server, "t") && u.Error != "" {
+				n++
+			}
+		}
+		return n
+	}
+	b.compileFirst(conn, "t", c)
+	if !c.unusable || c.compiled != nil {
+		t.Fatalf("after a failed compile: unusable %v, compiled %v; want unusable", c.unusable, c.compiled != nil)
+	}
+	if n := unusable(); n != 1 {
+		t.Fatalf("%d OutputSchemaUnusable events, want 1", n)
+	}
+	b.compileFirst(conn, "t", c)
+	if res := result(conn, c, &mcp.CallToolResult{StructuredContent: map[string]any{"n": 1}}, nil); res.IsError {
+		t.Fatalf("a result of an unusable check: %+v, want it passed as the listing's unusable ones", res.Content)
+	}
+	if n := unusable(); n != 1 {
+		t.Fatalf("%d OutputSchemaUnusable events after a second use, want still 1", n)
+	}
+}
+
+// A panic while compiling (jsonschema-go on a schema the bounds missed)
+// is an error, bounded, not a crash of the call.
+func TestCompileSafelyRecoversAPanic(t *testing.T) {
+	cs, err := compileSafely(func(json.RawMessage) (*compiledSchema, error) { panic(strings.Repeat("boom", 1000)) }, nil)
+	if cs != nil || err == nil || !strings.Contains(err.Error(), "panicked: boom") || len(err.Error()) > 300 {
+		t.Fatalf("compileSafely = %v, %v; want a bounded error naming the panic", cs, err)
 	}
 }

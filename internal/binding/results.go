@@ -38,15 +38,46 @@ type outputCheck struct {
 }
 
 // get returns the compiled schema, compiling it at the first use; nil for
-// an unusable one. The compile at the listing succeeded, and compiling is
-// deterministic, so this one does too.
+// an unusable one (see compile).
 func (c *outputCheck) get() *compiledSchema {
-	c.once.Do(func() {
-		if c.compiled == nil && !c.unusable {
-			c.compiled, _ = compileOutputSchema(json.RawMessage(c.schema))
-		}
-	})
+	c.compile()
 	return c.compiled
+}
+
+// compile compiles the schema once, at the first use. The compile at the
+// listing succeeded and compiling is deterministic, so this one should
+// too; if it fails all the same (or panics), the check becomes unusable
+// and the error goes to the one caller that compiled, to report: results
+// must not go unchecked without a word.
+func (c *outputCheck) compile() (err error) {
+	c.once.Do(func() {
+		if c.compiled != nil || c.unusable {
+			return
+		}
+		c.compiled, err = compileSafely(compileOutputSchema, json.RawMessage(c.schema))
+		c.unusable = err != nil
+	})
+	return err
+}
+
+// compileSafely runs compile on raw, a panic in it (jsonschema-go on a
+// schema our bounds missed) turned into an error, bounded: the schema is
+// the server's.
+func compileSafely(compile func(json.RawMessage) (*compiledSchema, error), raw json.RawMessage) (cs *compiledSchema, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			cs, err = nil, fmt.Errorf("compiling the output schema panicked: %.200v", p)
+		}
+	}()
+	return compile(raw)
+}
+
+// compileFirst compiles check (of tool original) at its first use and
+// emits OutputSchemaUnusable if that fails (see compile).
+func (b *Binding) compileFirst(conn *mcpconn.Conn, original string, check *outputCheck) {
+	if err := check.compile(); err != nil {
+		b.emit(events.OutputSchemaUnusable{Tool: adapter.ToolName(b.server, original), Error: conn.ScrubError(err.Error())})
+	}
 }
 
 // compiledSchema is a resolved output schema and its shape: recursive
@@ -75,7 +106,7 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema jso
 		return c
 	}
 	c := &outputCheck{schema: string(schema)}
-	if _, err := compileOutputSchema(schema); err != nil {
+	if _, err := compileSafely(compileOutputSchema, schema); err != nil {
 		c.unusable = true
 		b.emit(events.OutputSchemaUnusable{Tool: name, Error: conn.ScrubError(err.Error())})
 	}

@@ -99,23 +99,36 @@ func (c *Conn) watch() {
 		err = errors.New("server closed the connection")
 	}
 	c.lostErr = scrubError(c.scrub, fmt.Errorf("session of %q lost: %w", c.name, err))
-	close(c.done)
-	c.stopKeepAlive() // no probe of a session that is gone
 	c.mu.Lock()
 	c.gone = true
 	f := c.onDone
 	c.mu.Unlock()
 	if f != nil {
-		f()
+		// Under Options.Go, which the owner waits for (this watcher is
+		// not: a session that never ends would hold its Shutdown), and
+		// handed over before done is closed, while a Close waiting for
+		// done still holds the owner's wait open.
+		c.runAfterDone(f)
 	}
+	close(c.done)
+	c.stopKeepAlive() // no probe of a session that is gone
+}
+
+// runAfterDone runs f once done is closed, on a goroutine of Options.Go.
+func (c *Conn) runAfterDone(f func()) {
+	c.goFn(func() {
+		<-c.done
+		f()
+	})
 }
 
 // AfterDone arranges for f to run once the transport is gone (Done is
-// closed): on the goroutine that watches the transport, so that an owner
-// needs no goroutine of its own per connection to wait on Done (P2). f
-// runs at most once; a later AfterDone replaces an earlier one not run
-// yet. On a transport gone already f runs at once, on a goroutine of
-// Options.Go: never on the caller's, which may be an actor's Receive.
+// closed), on a goroutine of Options.Go that the connection's watcher
+// starts then, so that an owner needs no goroutine of its own per
+// connection to wait on Done (P2), and waits for f as for its other work.
+// f runs at most once; a later AfterDone replaces an earlier one not run
+// yet. On a transport gone already f runs at once, never on the caller's
+// goroutine, which may be an actor's Receive.
 func (c *Conn) AfterDone(f func()) {
 	c.mu.Lock()
 	if !c.gone {
@@ -124,7 +137,7 @@ func (c *Conn) AfterDone(f func()) {
 		return
 	}
 	c.mu.Unlock()
-	c.goFn(f)
+	c.runAfterDone(f)
 }
 
 // endWith ends the transport from this side with err as the reason, for a

@@ -93,6 +93,8 @@ type Options struct {
 	// baseTransport, if set, is cloned instead of http.DefaultTransport
 	// (tests: a client that trusts an httptest TLS server).
 	baseTransport *http.Transport
+	// answeredGrace, if set, replaces the const of that name (tests).
+	answeredGrace time.Duration
 	// LookupEnv gives the values of the references in the server's config
 	// (${VAR}), expanded at the start of each dial: only there, so the
 	// config everyone else holds keeps its references. Nil: os.LookupEnv.
@@ -328,8 +330,10 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 			if err != nil { // refused while the dial completed
 				c.endWith(err)
 			}
-			go c.watch()
+			// The keepalive before the watcher, which stops it (a
+			// transport gone already); a stop first would do as well.
 			c.startKeepAlive(opts.KeepAlive)
+			go c.watch()
 			return c, nil
 		}
 		if r.err == nil { // it succeeded just as the dial was abandoned

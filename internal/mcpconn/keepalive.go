@@ -91,13 +91,14 @@ const stoppedProbeWait = time.Second
 // Options.Clock: it measures how a server answers in real time, and a
 // test's fake clock drives the lifecycle timers alone.
 func (c *Conn) startKeepAlive(interval time.Duration) {
-	if interval <= 0 {
-		close(c.kaDone)
-		return
-	}
 	k := &c.ka
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if interval <= 0 || k.stopped { // off, or the session gone already
+		k.stopped = true
+		close(c.kaDone)
+		return
+	}
 	k.interval = interval
 	k.next = time.Now().Add(interval)
 	k.timer = time.AfterFunc(interval, c.keepAliveTick)
@@ -150,24 +151,35 @@ func (c *Conn) keepAliveTick() {
 		close(c.kaDone)
 		return
 	}
-	// The first grid point after this tick began: past already if the
-	// probe took its whole interval (the tick a ticker would have kept).
-	for !k.next.After(started) {
-		k.next = k.next.Add(interval)
-	}
+	k.next = nextTick(k.next, started, interval)
 	k.timer.Reset(time.Until(k.next))
 }
 
+// nextTick is the first point of the grid (next, next ± interval…) after
+// started, the start of the tick just run: past already if its probe took
+// its whole interval (the tick a ticker would have kept, run at once),
+// and the ones the probe covered dropped.
+func nextTick(next, started time.Time, interval time.Duration) time.Time {
+	for !next.After(started) {
+		next = next.Add(interval)
+	}
+	return next
+}
+
 // stopKeepAlive ends the keepalive (Close, or the session gone): an armed
-// tick is cancelled, one running ends it when its check returns.
+// tick is cancelled, one running ends it when its check returns, and one
+// not started yet never starts.
 func (c *Conn) stopKeepAlive() {
 	k := &c.ka
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.stopped || k.timer == nil {
-		return // ended already, or never started (kaDone closed then)
+	if k.stopped {
+		return // ended already (or off: kaDone closed then)
 	}
 	k.stopped = true
+	if k.timer == nil {
+		return // not started yet: startKeepAlive closes kaDone
+	}
 	if k.timer.Stop() {
 		close(c.kaDone) // no tick runs: the chain ends here
 	}
@@ -304,16 +316,18 @@ var errCut = errors.New("the server was declared unresponsive")
 // cut cancels: a set, rather than a context each request would watch,
 // costs a request no allocation.
 type cutTransport struct {
-	base http.RoundTripper
+	base  http.RoundTripper
+	grace time.Duration // answeredGrace, but in tests
 
 	mu    sync.Mutex
 	cut   bool
 	links map[*requestLink]struct{}
+	held  int // links in their answered grace (at most maxHeldDrains)
 }
 
 // newCutTransport wraps base; the func cuts it.
 func newCutTransport(base http.RoundTripper) (http.RoundTripper, func()) {
-	t := &cutTransport{base: base, links: map[*requestLink]struct{}{}}
+	t := &cutTransport{base: base, grace: answeredGrace, links: map[*requestLink]struct{}{}}
 	return t, t.cutAll
 }
 
@@ -325,6 +339,25 @@ func (t *cutTransport) cutAll() {
 		l.cancel()
 	}
 	clear(t.links)
+}
+
+// hold takes a place among the drains held in their grace, if one is
+// free.
+func (t *cutTransport) hold() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.held >= maxHeldDrains {
+		return false
+	}
+	t.held++
+	return true
+}
+
+// unhold gives back a place that hold took.
+func (t *cutTransport) unhold() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held--
 }
 
 func (t *cutTransport) RoundTrip(req *http.Request) (*http.Response, error) {

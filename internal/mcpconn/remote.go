@@ -70,6 +70,9 @@ func remoteTransport(owner context.Context, opts Options, scrub *redact.Scrubber
 		}
 	}
 	client.Transport, r.cut = newCutTransport(client.Transport)
+	if opts.answeredGrace > 0 {
+		client.Transport.(*cutTransport).grace = opts.answeredGrace
+	}
 	switch srv.Type {
 	case config.TypeHTTP:
 		// Its subscription streams are POST responses (see listenTracker).

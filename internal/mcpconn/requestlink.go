@@ -18,6 +18,13 @@ import (
 // answer loses it after the grace.
 const answeredGrace = time.Second
 
+// maxHeldDrains is how many answered requests of one session may be in
+// their grace at once; beyond it, one is cancelled at once. A drain takes
+// microseconds, so a few suffice even with many callers; a server that
+// keeps every call's stream open after the answer would otherwise make
+// us hold a socket, a goroutine and a timer per call for the grace.
+const maxHeldDrains = 8
+
 // requestLink ties the context of one HTTP request of a remote session to
 // the context it was sent with (parent: the request's, which ends when
 // its call does) and to the session's cut (cutTransport): the cut cancels
@@ -32,12 +39,13 @@ type requestLink struct {
 
 	mu       sync.Mutex
 	grace    *time.Timer
+	held     bool // counted in t.held
 	released bool
 }
 
 // linkRequest links a request sent with parent on t; nil once t was cut.
 func linkRequest(parent context.Context, t *cutTransport) (context.Context, *requestLink) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	ctx, cancel := context.WithCancel(detached{parent})
 	l := &requestLink{cancel: cancel, parent: parent, t: t}
 	t.mu.Lock()
 	if t.cut {
@@ -51,6 +59,17 @@ func linkRequest(parent context.Context, t *cutTransport) (context.Context, *req
 	return ctx, l
 }
 
+// detached is parent's values and deadline without its cancellation:
+// context.WithoutCancel, but the transport still sees the caller's
+// deadline (a dial is bounded by it), while only the link ends the request
+// (see parentEnded). One allocation, as WithoutCancel's.
+type detached struct{ parent context.Context }
+
+func (d detached) Deadline() (time.Time, bool) { return d.parent.Deadline() }
+func (detached) Done() <-chan struct{}         { return nil }
+func (detached) Err() error                    { return nil }
+func (d detached) Value(key any) any           { return d.parent.Value(key) }
+
 func (l *requestLink) parentEnded() {
 	if !errors.Is(context.Cause(l.parent), errRequestOver) {
 		l.cancel() // the caller gave up, or the deadline ended the request
@@ -58,8 +77,31 @@ func (l *requestLink) parentEnded() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.released {
-		l.grace = time.AfterFunc(answeredGrace, l.cancel)
+	if l.released {
+		return
+	}
+	if !l.t.hold() {
+		l.cancel() // maxHeldDrains in their grace already
+		return
+	}
+	l.held = true
+	l.grace = time.AfterFunc(l.t.grace, l.graceOver)
+}
+
+// graceOver ends a request that read no end of its answer in its grace.
+func (l *requestLink) graceOver() {
+	l.cancel()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unhold()
+}
+
+// unhold gives back the request's place among the held drains; l.mu is
+// held.
+func (l *requestLink) unhold() {
+	if l.held {
+		l.held = false
+		l.t.unhold()
 	}
 }
 
@@ -69,6 +111,7 @@ func (l *requestLink) release() {
 	if l.grace != nil {
 		l.grace.Stop()
 	}
+	l.unhold()
 	l.mu.Unlock()
 	l.t.mu.Lock()
 	delete(l.t.links, l)
