@@ -248,7 +248,11 @@ func (a *Actor) Receive(c actor.Context) {
 func (a *Actor) started() {
 	a.logger = a.deps.Logger.With("server", a.cfg.Name)
 	a.tail = a.deps.Tails.Of(a.cfg.Name)
-	a.binding = binding.New(a.cfg.Name, a.logger).WithEvents(a.emit)
+	// The binding emits from callers' goroutines too (a lazy output-schema
+	// compile that fails at a tool's first result), so its emit reads no
+	// actor state: the name is this incarnation's for its whole life.
+	name, gate, bus := a.cfg.Name, a.gate, a.deps.Events
+	a.binding = binding.New(name, a.logger).WithEvents(func(e events.Event) { gate.Emit(bus, withServer(e, name)) })
 	a.binding.SetPolicy(binding.PolicyOf(a.cfg))
 	if a.deps.Bindings != nil {
 		a.deps.Bindings.Put(a.binding)

@@ -55,7 +55,9 @@ func New(server string, logger *slog.Logger) *Binding {
 }
 
 // WithEvents makes emit the receiver of the binding's events and returns
-// b. It is for the owner, before the first Tools.
+// b. It is for the owner, before the first Tools. emit must be safe to
+// call from any goroutine: a check compiled at a tool's first result
+// reports its failure on the caller's (see compileFirst).
 func (b *Binding) WithEvents(emit func(events.Event)) *Binding {
 	b.emit = emit
 	return b

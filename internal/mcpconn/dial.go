@@ -54,7 +54,9 @@ type Options struct {
 	Transport mcp.Transport
 	// Go runs background work that may outlive Dial or Close (cleanup of
 	// an abandoned dial, a process being stopped). The owner waits for it
-	// at shutdown. Default: a plain goroutine.
+	// at shutdown. It must not block: a connection's watcher hands over
+	// its loss report through it before it closes Done. Default: a plain
+	// goroutine.
 	Go func(func())
 	// KeepAlive is the interval between liveness probes of the ready
 	// session (see keepalive.go), on the real clock whatever Clock is;
