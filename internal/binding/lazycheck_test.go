@@ -2,6 +2,7 @@ package binding
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -70,5 +71,29 @@ func TestCompileSafelyRecoversAPanic(t *testing.T) {
 	cs, err := compileSafely(func(json.RawMessage) (*compiledSchema, error) { panic(strings.Repeat("boom", 1000)) }, nil)
 	if cs != nil || err == nil || !strings.Contains(err.Error(), "panicked: boom") || len(err.Error()) > 300 {
 		t.Fatalf("compileSafely = %v, %v; want a bounded error naming the panic", cs, err)
+	}
+}
+
+// A panic while compiling is reported with its stack in the log (a bug of
+// ours in the bounded checkers must not pass for a server's unusable
+// schema) and its bounded text in the event, the stack not in it.
+func TestCompilePanicLogsItsStack(t *testing.T) {
+	_, b, emitted := resultTools(t)
+	logs := &strings.Builder{}
+	b.logger = slog.New(slog.NewTextHandler(logs, nil))
+	before := len(emitted()) // the listing's own
+	_, err := compileSafely(func(json.RawMessage) (*compiledSchema, error) { panic("boom") }, nil)
+	b.reportUnusable(b.Current(), "srv__t", err)
+	if !strings.Contains(logs.String(), "compiling an output schema panicked") || !strings.Contains(logs.String(), "TestCompilePanicLogsItsStack") {
+		t.Fatalf("log %q: want the panic with a stack naming this test", logs.String())
+	}
+	var got []string
+	for _, e := range emitted()[before:] {
+		if u, ok := e.(events.OutputSchemaUnusable); ok {
+			got = append(got, u.Error)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "panicked: boom") || strings.Contains(got[0], "goroutine") {
+		t.Fatalf("OutputSchemaUnusable errors %q: want one with the panic's text and no stack", got)
 	}
 }

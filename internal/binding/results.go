@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -66,17 +67,39 @@ func (c *outputCheck) compile() (err error) {
 func compileSafely(compile func(json.RawMessage) (*compiledSchema, error), raw json.RawMessage) (cs *compiledSchema, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			cs, err = nil, fmt.Errorf("compiling the output schema panicked: %.200v", p)
+			cs, err = nil, &compilePanic{msg: fmt.Sprintf("compiling the output schema panicked: %.200v", p), stack: debug.Stack()}
 		}
 	}()
 	return compile(raw)
+}
+
+// compilePanic is compileSafely's error for a panic. Its stack is kept
+// apart from its text: the text goes in the event (the server's schema
+// may show in it, scrubbed there), the stack only to the log, so that a
+// bug of ours in the bounded checkers does not pass for a server's
+// unusable schema.
+type compilePanic struct {
+	msg   string
+	stack []byte
+}
+
+func (e *compilePanic) Error() string { return e.msg }
+
+// reportUnusable emits OutputSchemaUnusable for tool (its registry name)
+// and, for a panic, logs where it was.
+func (b *Binding) reportUnusable(conn *mcpconn.Conn, tool string, err error) {
+	var p *compilePanic
+	if errors.As(err, &p) && b.logger != nil {
+		b.logger.Error("compiling an output schema panicked", "tool", tool, "stack", string(p.stack))
+	}
+	b.emit(events.OutputSchemaUnusable{Tool: tool, Error: conn.ScrubError(err.Error())})
 }
 
 // compileFirst compiles check (of tool original) at its first use and
 // emits OutputSchemaUnusable if that fails (see compile).
 func (b *Binding) compileFirst(conn *mcpconn.Conn, original string, check *outputCheck) {
 	if err := check.compile(); err != nil {
-		b.emit(events.OutputSchemaUnusable{Tool: adapter.ToolName(b.server, original), Error: conn.ScrubError(err.Error())})
+		b.reportUnusable(conn, adapter.ToolName(b.server, original), err)
 	}
 }
 
@@ -108,7 +131,7 @@ func (b *Binding) checkFor(conn *mcpconn.Conn, name, original string, schema jso
 	c := &outputCheck{schema: string(schema)}
 	if _, err := compileSafely(compileOutputSchema, schema); err != nil {
 		c.unusable = true
-		b.emit(events.OutputSchemaUnusable{Tool: name, Error: conn.ScrubError(err.Error())})
+		b.reportUnusable(conn, name, err)
 	}
 	next[original] = c
 	return c
