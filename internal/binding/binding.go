@@ -146,6 +146,7 @@ func (c *toolCall) Execute(ctx context.Context, args any) (tools.Result, error) 
 	if err != nil {
 		return tools.Result{}, err
 	}
+	keep(ctx, conn, res)
 	out := result(conn, c.check, res, structured)
 	capResult(&out, p.MaxText, p.MaxMedia)
 	return out, nil
