@@ -252,7 +252,9 @@ func TestGatewayFollowsTheRegistry(t *testing.T) {
 	if err := rt.RemoveServer(context.Background(), "b"); err != nil {
 		t.Fatal(err)
 	}
-	g.awaitTools(t, "without b__echo", func(names []string) bool { return !slices.Contains(names, "b__echo") && slices.Contains(names, "ex__echo") })
+	g.awaitTools(t, "without b__echo", func(names []string) bool {
+		return !slices.Contains(names, "b__echo") && slices.Contains(names, "ex__echo")
+	})
 }
 
 // Resources keep their URIs while one server offers them, and are
