@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -367,4 +369,77 @@ func TestGatewayProgressAndCancel(t *testing.T) {
 		t.Errorf("a cancelled call succeeded")
 	}
 	waitForStderr(t, rt, "sleep of 600000ms cancelled")
+}
+
+// tokenTransport adds a bearer token (and an Origin, when set) to every
+// request.
+type tokenTransport struct {
+	token, origin string
+}
+
+func (tr tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	if tr.token != "" {
+		req.Header.Set("Authorization", "Bearer "+tr.token)
+	}
+	if tr.origin != "" {
+		req.Header.Set("Origin", tr.origin)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// Over Streamable HTTP the gateway wants its token and a same-origin
+// Origin, and then serves like in memory.
+func TestGatewayHTTP(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	rt.waitSettled(t, "ex")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{Tools: GatewayFilter{Allow: []string{"ex__e*"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "gateway-test-token"
+	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{Token: token}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, c := range []struct {
+		what          string
+		token, origin string
+		want          int
+	}{
+		{"no token", "", "", http.StatusUnauthorized},
+		{"a wrong token", "gateway-test-tokeN", "", http.StatusUnauthorized},
+		{"another origin", token, "http://evil.example", http.StatusForbidden},
+		{"a null origin", token, "null", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("POST", hs.URL+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := (&http.Client{Transport: tokenTransport{c.token, c.origin}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: %d, want %d", c.what, resp.StatusCode, c.want)
+		}
+	}
+
+	g := dialGateway(t, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: tokenTransport{token, hs.URL}}})
+	defer g.Close() // before the server closes: the DELETE ends the server's session
+	names := g.toolNames(t)
+	slices.Sort(names)
+	if strings.Join(names, ",") != "ex__echo,ex__env" {
+		t.Errorf("tools over HTTP with allow ex__e* = %v", names)
+	}
+	if res := g.call(t, "ex__echo", map[string]any{"text": "over http"}); mcpText(res) != "over http" {
+		t.Errorf("echo over HTTP = %+v", res)
+	}
+	if _, err := g.CallTool(context.Background(), &mcp.CallToolParams{Name: "ex__add", Arguments: map[string]any{"a": 1, "b": 2}}); err == nil {
+		t.Errorf("calling ex__add, which the filter leaves out, succeeded")
+	}
 }
