@@ -42,6 +42,8 @@ func runServe(args []string) int {
 	var projects stringList
 	fs.Var(&projects, "project", "a project `folder` whose hosts' project files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) the catalog reads; repeatable (runtime.Options.Projects)")
 	home := fs.String("home", "", "the home `directory` the catalog reads the other hosts' files under (default $HOME; runtime.Options.Home)")
+	mcpListen := fs.String("mcp-listen", "", "also serve the registry as one MCP server over Streamable HTTP at http://`ADDR`/mcp (loopback unless -mcp-token-file is set)")
+	mcpTokenFile := fs.String("mcp-token-file", "", "`file` whose first line is the bearer token -mcp-listen requires of every client (required off loopback)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,7 +66,19 @@ func runServe(args []string) int {
 	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: true,
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
 		KeepAlive: *keepAlive, Home: *home, Projects: projects}
-	return serveAPI(os.Stdout, newLogger(os.Stderr, level), opts, *listen)
+	logger := newLogger(os.Stderr, level)
+	var gateway *mcpListener
+	if *mcpListen != "" {
+		var err error
+		if gateway, err = listenMCP(*mcpListen, *mcpTokenFile); err != nil {
+			fmt.Fprintf(os.Stderr, "demo run: %v\n", err)
+			return 2
+		}
+	} else if *mcpTokenFile != "" {
+		fmt.Fprintln(os.Stderr, "demo run: -mcp-token-file needs -mcp-listen")
+		return 2
+	}
+	return serveAPIWith(os.Stdout, logger, opts, *listen, gateway)
 }
 
 // stringList is a repeatable string flag.
@@ -89,6 +103,13 @@ func pinList(flag string) []string {
 }
 
 func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string) int {
+	return serveAPIWith(stdout, logger, opts, listen, nil)
+}
+
+// serveAPIWith is serveAPI that also serves the gateway on gateway, when
+// set (its listener already bound, so a bad address fails before the
+// runtime starts).
+func serveAPIWith(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string, gateway *mcpListener) int {
 	// Signals are caught from the start, so that one arriving while the
 	// runtime starts is not lost (nor kills the process half started).
 	signals := make(chan os.Signal, 1)
@@ -97,6 +118,9 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
+		if gateway != nil {
+			gateway.ln.Close()
+		}
 		logger.Error("listening", "error", err)
 		return 1
 	}
@@ -108,8 +132,18 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 	rt, err := runtime.Start(context.Background(), opts)
 	if err != nil {
 		ln.Close()
+		if gateway != nil {
+			gateway.ln.Close()
+		}
 		logger.Error("starting runtime", "error", err)
 		return 1
+	}
+	stopGateway := func() {}
+	if gateway != nil {
+		if stopGateway, err = gateway.serve(rt, logger); err != nil {
+			logger.Error("serving the gateway", "error", err)
+			stopGateway = func() {}
+		}
 	}
 	srv := newAPIServer(managementHandler(rt), logger, apiTimeouts{})
 	served := make(chan error, 1)
@@ -159,6 +193,7 @@ loop:
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- srv.Shutdown(hctx) }()
 	stopErr := <-stopped
+	stopGateway()
 	grace := time.AfterFunc(httpShutdownGrace, hcancel)
 	defer grace.Stop()
 	if err := <-httpDone; err != nil {
