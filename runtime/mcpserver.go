@@ -99,18 +99,21 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 	if opts.Logger == nil {
 		opts.Logger = r.opts.Logger
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+	m := newMirror(r, opts)
+	m.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       slog.New(levelFilter{opts.Logger.Handler(), slog.LevelWarn}).With("component", "gateway"),
 		// Every list is announced even while empty, so a client that
 		// connects before the first server is ready still follows it.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Completions: &mcp.CompletionCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
 		},
+		CompletionHandler: m.complete,
 	})
-	m := newMirror(r, srv, opts)
 	select {
 	case <-r.stopWatch:
 		return nil, fmt.Errorf("serving the registry: %w", ErrShutDown)
@@ -119,10 +122,10 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 	// The subscriptions are taken before the first sync, so no change
 	// falls between the two.
 	toolChanges := r.registry.Subscribe()
-	evs := r.bus.Subscribe(events.SubscribeOptions{Buffer: 256})
+	evs := r.bus.Subscribe(events.SubscribeOptions{Buffer: 1024})
 	m.syncTools()
 	m.syncPrompts()
 	m.relistReady()
 	r.work.Go(func() { m.run(ctx, toolChanges, evs) })
-	return srv, nil
+	return m.srv, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,10 +34,16 @@ type mirror struct {
 	listings sync.WaitGroup
 	done     chan struct{} // closed when run ends: listings report no more
 	gen      map[string]uint64
+
+	// templates is who owns each template served (syncResources
+	// publishes it), for completions, which run on the SDK's goroutines.
+	templates atomic.Pointer[map[string]templateOwner]
+	// logs feeds forwardLogs; a line that finds it full is dropped.
+	logs chan events.ServerLog
 }
 
-func newMirror(r *Runtime, srv *mcp.Server, opts MCPServerOptions) *mirror {
-	return &mirror{rt: r, srv: srv, opts: opts, logger: opts.Logger.With("component", "gateway"),
+func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
+	return &mirror{rt: r, opts: opts, logs: make(chan events.ServerLog, gatewayLogBuffer), logger: opts.Logger.With("component", "gateway"),
 		tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]serverResources{}, exposed: map[string]string{},
 		listed: make(chan serverResources), done: make(chan struct{}), gen: map[string]uint64{}}
 }
@@ -59,6 +66,7 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 			cancel()
 		}
 	}()
+	go m.forwardLogs(ctx)
 	incoming := make(chan events.Event)
 	go func() {
 		for {
@@ -109,6 +117,11 @@ func (m *mirror) event(e events.Event) {
 	case events.ServerRemoved:
 		m.forget(e.Server)
 		m.syncPrompts()
+	case events.ServerLog:
+		select {
+		case m.logs <- e:
+		default: // the clients are slow: drop rather than queue
+		}
 	case events.Dropped:
 		// Missed events: start again from what is there now.
 		m.syncTools()

@@ -181,6 +181,8 @@ func (m *mirror) syncResources() {
 		}
 	}
 	want := map[string]bool{}
+	owners := map[string]templateOwner{}
+	defer func() { m.templates.Store(&owners) }()
 	for _, server := range sortedKeys(m.resources) {
 		l := m.resources[server]
 		for _, r := range l.resources {
@@ -198,6 +200,9 @@ func (m *mirror) syncResources() {
 				c.URITemplate = GatewayURI(server, t.URITemplate)
 			}
 			m.serve("t"+c.URITemplate, &c, want, func() { m.srv.AddResourceTemplate(&c, m.readResource(server, "", prefixed)) })
+			if _, taken := owners[c.URITemplate]; !taken && want["t"+c.URITemplate] {
+				owners[c.URITemplate] = templateOwner{server: server, original: t.URITemplate}
+			}
 		}
 	}
 	var gone, goneTemplates []string

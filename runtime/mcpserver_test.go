@@ -26,6 +26,7 @@ type gatewayClient struct {
 
 	mu       sync.Mutex
 	progress []*mcp.ProgressNotificationParams
+	logs     []*mcp.LoggingMessageParams
 }
 
 func connectGateway(t *testing.T, rt *testRuntime, opts MCPServerOptions) *gatewayClient {
@@ -62,6 +63,11 @@ func dialGateway(t *testing.T, transport mcp.Transport) *gatewayClient {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			g.mu.Lock()
 			g.progress = append(g.progress, req.Params)
+			g.mu.Unlock()
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			g.mu.Lock()
+			g.logs = append(g.logs, req.Params)
 			g.mu.Unlock()
 		},
 	})
@@ -442,4 +448,46 @@ func TestGatewayHTTP(t *testing.T) {
 	if _, err := g.CallTool(context.Background(), &mcp.CallToolParams{Name: "ex__add", Arguments: map[string]any{"a": 1, "b": 2}}); err == nil {
 		t.Errorf("calling ex__add, which the filter leaves out, succeeded")
 	}
+}
+
+// Completions go to the prompt's or the template's server; server logs
+// reach a client that asked for them.
+func TestGatewayCompletionsAndLogs(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	rt.waitSettled(t, "ex")
+	g := connectGateway(t, rt, MCPServerOptions{})
+	ctx := context.Background()
+	res, err := g.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ex__greet"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "A"}, Context: &mcp.CompleteContext{Arguments: map[string]string{"style": "formally"}}})
+	if err != nil || strings.Join(res.Completion.Values, ",") != "Ada Lovelace,Alan Turing,Alice Ball" {
+		t.Errorf("completing greet's name: %+v, %v", res, err)
+	}
+	testutil.Eventually(t, 30*time.Second, "the notes template served", func() bool {
+		res, err := g.ListResourceTemplates(ctx, nil)
+		return err == nil && len(res.ResourceTemplates) == 1
+	})
+	res, err = g.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "demo://notes/{id}"},
+		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"}})
+	if err != nil || strings.Join(res.Completion.Values, ",") != "1,10,12" {
+		t.Errorf("completing a note id: %+v, %v", res, err)
+	}
+	if _, err := g.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ex__nope"},
+		Argument: mcp.CompleteParamsArgument{Name: "x"}}); err == nil {
+		t.Errorf("completing an unknown prompt succeeded")
+	}
+
+	if err := g.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	g.call(t, "ex__stderr", map[string]any{"text": "gateway-log-line"})
+	testutil.Eventually(t, 10*time.Second, "the stderr line as a log notification", func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, l := range g.logs {
+			if l.Logger == "ex" && l.Level == "info" && strings.Contains(l.Data.(string), "gateway-log-line") {
+				return true
+			}
+		}
+		return false
+	})
 }
