@@ -30,10 +30,12 @@ type mirror struct {
 	resources map[string]serverResources
 	exposed   map[string]string
 
-	listed   chan serverResources
+	reports  chan serverResources
 	listings sync.WaitGroup
 	done     chan struct{} // closed when run ends: listings report no more
 	gen      map[string]uint64
+	// inflight: a listing of the server runs; again: list once more after.
+	inflight, again map[string]bool
 
 	// templates is who owns each template served (syncResources
 	// publishes it), for completions, which run on the SDK's goroutines.
@@ -45,7 +47,8 @@ type mirror struct {
 func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
 	return &mirror{rt: r, opts: opts, logs: make(chan events.ServerLog, gatewayLogBuffer), logger: opts.Logger.With("component", "gateway"),
 		tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]serverResources{}, exposed: map[string]string{},
-		listed: make(chan serverResources), done: make(chan struct{}), gen: map[string]uint64{}}
+		reports: make(chan serverResources), done: make(chan struct{}), gen: map[string]uint64{},
+		inflight: map[string]bool{}, again: map[string]bool{}}
 }
 
 // run follows the registry (tools) and the event stream (prompts, server
@@ -90,11 +93,8 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 			return
 		case <-toolChanges.C:
 			m.syncTools()
-		case l := <-m.listed:
-			if l.gen == m.gen[l.server] {
-				m.resources[l.server] = l
-				m.syncResources()
-			}
+		case l := <-m.reports:
+			m.listed(l)
 		case e := <-incoming:
 			m.event(e)
 		}
@@ -114,6 +114,8 @@ func (m *mirror) event(e events.Event) {
 			m.forget(e.Server)
 		}
 		m.syncPrompts()
+	case events.ResourcesChanged:
+		m.relist(e.Server)
 	case events.ServerRemoved:
 		m.forget(e.Server)
 		m.syncPrompts()

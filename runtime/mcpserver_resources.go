@@ -74,8 +74,14 @@ func (m *mirror) relistReady() {
 }
 
 // relist starts listing server's resources; the listing reports to run,
-// which takes it unless a later relist or forget came since.
+// which takes it unless a forget came since. One listing per server runs
+// at a time: a relist meanwhile makes one more after it (listed), so a
+// burst of resources/list_changed costs two listings.
 func (m *mirror) relist(server string) {
+	if m.inflight[server] {
+		m.again[server] = true
+		return
+	}
 	m.gen[server]++
 	gen := m.gen[server]
 	conn, err := m.rt.connOf(server, "listing resources")
@@ -83,6 +89,7 @@ func (m *mirror) relist(server string) {
 		m.forgetGen(server)
 		return
 	}
+	m.inflight[server] = true
 	m.listings.Go(func() {
 		l := serverResources{server: server, gen: gen}
 		ctx, cancel := context.WithTimeout(context.Background(), listingTimeout)
@@ -98,10 +105,23 @@ func (m *mirror) relist(server string) {
 			m.logger.Warn("listing resources for the gateway failed; serving what was listed", "server", server, "error", err)
 		}
 		select {
-		case m.listed <- l:
+		case m.reports <- l:
 		case <-m.done:
 		}
 	})
+}
+
+// listed takes a listing's report.
+func (m *mirror) listed(l serverResources) {
+	m.inflight[l.server] = false
+	if l.gen == m.gen[l.server] {
+		m.resources[l.server] = l
+		m.syncResources()
+	}
+	if m.again[l.server] {
+		delete(m.again, l.server)
+		m.relist(l.server)
+	}
 }
 
 // listAll reads every page of conn's resources into l, within the bounds.

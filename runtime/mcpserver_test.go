@@ -491,3 +491,32 @@ func TestGatewayCompletionsAndLogs(t *testing.T) {
 		return false
 	})
 }
+
+// A server's resources/list_changed makes the gateway list its resources
+// again, and tell its clients.
+func TestGatewayFollowsResourceChanges(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex", "-change-tool"))
+	rt.waitSettled(t, "ex")
+	g := connectGateway(t, rt, MCPServerOptions{})
+	has := func(uri string) bool {
+		res, err := g.ListResources(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == uri })
+	}
+	testutil.Eventually(t, 30*time.Second, "the readme listed", func() bool { return has("demo://readme") })
+	if res := g.call(t, "ex__change", map[string]any{"list": "resources"}); !strings.Contains(mcpText(res), "demo://extra/1") {
+		t.Fatalf("change = %+v", res)
+	}
+	select {
+	case <-g.resourcesChanged:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no resources/list_changed from the gateway")
+	}
+	testutil.Eventually(t, 30*time.Second, "the added resource listed", func() bool { return has("demo://extra/1") })
+	read, err := g.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "demo://extra/1"})
+	if err != nil || len(read.Contents) != 1 {
+		t.Errorf("reading the added resource: %+v, %v", read, err)
+	}
+}
