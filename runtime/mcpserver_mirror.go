@@ -16,7 +16,7 @@ import (
 
 // mirror keeps one gateway server in step with the runtime. Its state is
 // its run goroutine's, except during MCPServer's first sync (before run
-// starts); the resource listings it starts report back on listed.
+// starts); the resource listings it starts report back on reports.
 type mirror struct {
 	rt     *Runtime
 	srv    *mcp.Server

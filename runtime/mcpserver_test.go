@@ -520,3 +520,47 @@ func TestGatewayFollowsResourceChanges(t *testing.T) {
 		t.Errorf("reading the added resource: %+v, %v", read, err)
 	}
 }
+
+// A server's secret it quotes in an error or on stderr reaches a gateway
+// client only scrubbed: the call's isError text and the log notification.
+func TestGatewayScrubsSecrets(t *testing.T) {
+	const secret = "sk-gateway-planted-4e1b9c"
+	srv := exampleServer("ex", "-leak-tool")
+	srv.Env["API_KEY"] = secret
+	rt := start(t, Options{}, srv)
+	rt.waitSettled(t, "ex")
+	g := connectGateway(t, rt, MCPServerOptions{})
+	if err := g.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.CallTool(context.Background(), &mcp.CallToolParams{Name: "ex__leak", Arguments: map[string]any{"env": []string{"API_KEY"}}})
+	answer, _ := json.Marshal(res)
+	if err != nil {
+		answer = append(answer, err.Error()...)
+	}
+	if strings.Contains(string(answer), secret) {
+		t.Errorf("the leak tool's answer through the gateway shows the secret")
+	}
+	if !strings.Contains(string(answer), "[redacted]") {
+		t.Errorf("the leak tool's answer through the gateway = %s, want its quote redacted", strings.ReplaceAll(string(answer), secret, "<SECRET>"))
+	}
+	g.call(t, "ex__stderr", map[string]any{"text": "gateway-key-line " + secret})
+	var line string
+	testutil.Eventually(t, 10*time.Second, "the stderr line as a log notification", func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, l := range g.logs {
+			data, _ := json.Marshal(l)
+			if strings.Contains(string(data), secret) {
+				t.Errorf("a log notification shows the secret")
+			}
+			if s, _ := l.Data.(string); strings.Contains(s, "gateway-key-line") {
+				line = s
+			}
+		}
+		return line != ""
+	})
+	if !strings.Contains(line, "[redacted]") {
+		t.Errorf("log line = %q, want the secret redacted", strings.ReplaceAll(line, secret, "<SECRET>"))
+	}
+}
