@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -562,5 +563,45 @@ func TestGatewayScrubsSecrets(t *testing.T) {
 	})
 	if !strings.Contains(line, "[redacted]") {
 		t.Errorf("log line = %q, want the secret redacted", strings.ReplaceAll(line, secret, "<SECRET>"))
+	}
+}
+
+// Many clients of one gateway server share the upstream session and each
+// follows a change.
+func TestGatewayManyClients(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	rt.waitSettled(t, "ex")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clients []*gatewayClient
+	for range 10 {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ss.Close() })
+		clients = append(clients, dialGateway(t, ct))
+	}
+	var wg sync.WaitGroup
+	for i, g := range clients {
+		wg.Go(func() {
+			// Not g.call: Fatal is for the test's goroutine.
+			res, err := g.CallTool(context.Background(), &mcp.CallToolParams{Name: "ex__echo", Arguments: map[string]any{"text": fmt.Sprint("client ", i)}})
+			if err != nil || mcpText(res) != fmt.Sprint("client ", i) {
+				t.Errorf("client %d: echo = %+v, %v", i, res, err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := rt.AddServer(context.Background(), exampleServer("b")); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range clients {
+		g.awaitTools(t, "holding b__echo", func(names []string) bool { return slices.Contains(names, "b__echo") })
 	}
 }
