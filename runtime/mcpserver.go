@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path"
@@ -62,9 +61,6 @@ func (f GatewayFilter) allows(name string) bool {
 	return config.ToolFilter{Allow: f.Allow, Deny: f.Deny}.Allows(name)
 }
 
-// ErrShutDown: the runtime was shut down (or is shutting down).
-var ErrShutDown = errors.New("runtime shut down")
-
 // MCPServer returns an MCP server that serves the registry: every tool
 // the filter allows under its registry name with all its metadata (title,
 // annotations, input and output schema, icons, _meta), every prompt under
@@ -116,7 +112,7 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 	})
 	select {
 	case <-r.stopWatch:
-		return nil, fmt.Errorf("serving the registry: %w", ErrShutDown)
+		return nil, fmt.Errorf("serving the registry: %w", ErrShuttingDown)
 	default:
 	}
 	// The subscriptions are taken before the first sync, so no change
