@@ -82,6 +82,10 @@ func (f GatewayFilter) allows(name string) bool {
 // make (server not ready, timeout, session lost) is an isError result
 // with the runtime's error text; an unknown or filtered tool is a
 // JSON-RPC error.
+//
+// It fails on a filter glob that does not parse, and with
+// ErrShuttingDown once Shutdown began. Each call builds a server of its
+// own (its own filter), all sharing the runtime's upstream sessions.
 func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Server, error) {
 	if err := opts.Tools.validate(); err != nil {
 		return nil, err
