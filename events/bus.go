@@ -139,7 +139,7 @@ func (b *Bus) Tally(e Event) {
 // line at most every mcpconn.StartingInterval.
 func inHistory(e Event) bool {
 	switch e.(type) {
-	case ServerLog, RequestRefused, ResourceUpdated, StartingOutput:
+	case ServerLog, RequestRefused, ResourceUpdated, ResourcesChanged, StartingOutput:
 		return false
 	}
 	return true

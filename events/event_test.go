@@ -68,6 +68,7 @@ var everyType = []struct {
 		map[string]any{"method": "sampling/createMessage", "limit": "rate", "suppressed": 3.0}, "refused sampling/createMessage (rate), 3 more not shown"},
 	{ResourceUpdated{Header: head, URI: "demo://notes/7"},
 		map[string]any{"uri": "demo://notes/7"}, "resource updated: demo://notes/7"},
+	{ResourcesChanged{Header: head}, map[string]any{}, "resource list changed"},
 	{StartingOutput{Header: head, Line: "fetching packages 3/20"},
 		map[string]any{"line": "fetching packages 3/20"}, "starting: fetching packages 3/20"},
 	{OutputSchemaUnusable{Header: head, Tool: "weather", Error: "remote $ref"},

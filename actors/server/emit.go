@@ -23,6 +23,9 @@ func withServer(e events.Event, name string) events.Event {
 	case events.InstructionsChanged:
 		e.Server = name
 		return e
+	case events.ResourcesChanged:
+		e.Server = name
+		return e
 	case events.ToolsChanged:
 		e.Server = name
 		return e

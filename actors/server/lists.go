@@ -8,6 +8,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/messages"
@@ -57,8 +58,10 @@ type relisted struct {
 func (a *Actor) listChanged(c actor.Context, list string) {
 	if list == mcpconn.ListResources {
 		// Resources are read live by the resource tools; nothing of them
-		// is registered, so nothing is stale.
+		// is registered, so nothing is stale. A host that lists them (the
+		// gateway) learns it from the event.
 		a.logger.Debug("resources changed")
+		a.emit(events.ResourcesChanged{})
 		return
 	}
 	conn := a.binding.Current()

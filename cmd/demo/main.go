@@ -1,9 +1,12 @@
 // Command demo shows mcpvisor end to end with nothing to install.
 //
 //	demo                      the tour: runs its own example server through the runtime
-//	demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR]
+//	demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR] [-mcp-listen ADDR [-mcp-token-file FILE]]
 //	                          runs the runtime on DIR/mcp_servers.json and serves its management
-//	                          API on ADDR (default 127.0.0.1:7077) until SIGINT/SIGTERM; SIGHUP reloads
+//	                          API on ADDR (default 127.0.0.1:7077) until SIGINT/SIGTERM; SIGHUP reloads;
+//	                          -mcp-listen also serves the gateway over Streamable HTTP at /mcp
+//	demo gateway -state-dir DIR [-allow GLOBS] [-deny GLOBS]
+//	                          runs the runtime on DIR and serves its registry as one MCP server on stdio
 //	demo import [-from HOST|FILE] [-format F] [-state-dir DIR] [-home DIR] [-project DIR]... [-dry-run]
 //	                          diffs other hosts' servers against DIR/mcp_servers.json and adds the new ones
 //	demo serve [flags]        the example MCP server on stdio (what the tour connects to)
@@ -33,6 +36,8 @@ func run(args []string) int {
 		return exampleserver.Main(args[1:])
 	case "run":
 		return runServe(args[1:])
+	case "gateway":
+		return runGateway(args[1:])
 	case "import":
 		return runImport(os.Stdout, os.Stderr, args[1:])
 	case "tour":
@@ -49,9 +54,13 @@ func run(args []string) int {
 const usage = `usage:
   demo                      the tour: start the runtime on an embedded config, show tools, calls,
                             prompts, resources, a list change and crash recovery
-  demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR]
+  demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR] [-mcp-listen ADDR [-mcp-token-file FILE]]
                             run the runtime on DIR/mcp_servers.json and serve its management API
                             on ADDR (default 127.0.0.1:7077) until SIGINT or SIGTERM; SIGHUP reloads
+  demo gateway -state-dir DIR [-allow GLOBS] [-deny GLOBS] [-startup-concurrency N]
+                            run the runtime on DIR/mcp_servers.json and serve every server's tools,
+                            prompts and resources as one MCP server on stdin/stdout (logs on stderr)
+                            until stdin ends or SIGINT/SIGTERM
   demo import [-from HOST|FILE] [-format F] [-state-dir DIR] [-home DIR] [-project DIR]... [-dry-run]
                             print the diff (masked) of other hosts' servers (all hosts, one, or one
                             file) against DIR/mcp_servers.json and add the servers it calls "add"

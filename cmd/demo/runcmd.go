@@ -45,6 +45,8 @@ func runServe(args []string) int {
 	fs.Var(&projects, "project", "a project `folder` whose hosts' project files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, ...) the catalog reads; repeatable (runtime.Options.Projects)")
 	home := fs.String("home", "", "the home `directory` the catalog reads the other hosts' files under (default $HOME; runtime.Options.Home)")
 	otelMode := fs.String("otel", "", "OpenTelemetry `exporters`, comma-separated: stdout writes one JSON object per span or metric batch to stdout (logs stay on stderr); prometheus serves the metrics at GET /metrics")
+	mcpListen := fs.String("mcp-listen", "", "also serve the registry as one MCP server over Streamable HTTP at http://`ADDR`/mcp (loopback unless -mcp-token-file is set)")
+	mcpTokenFile := fs.String("mcp-token-file", "", "`file` whose first line is the bearer token -mcp-listen requires of every client (required off loopback)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -68,14 +70,28 @@ func runServe(args []string) int {
 	opts := runtime.Options{StateDir: *stateDir, Debug: *debug, RendersApps: *apps, Subreaper: goruntime.GOOS == "linux",
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
 		KeepAlive: *keepAlive, Home: *home, Projects: projects}
+	logger := newLogger(os.Stderr, level)
+	if *mcpTokenFile != "" && *mcpListen == "" {
+		fmt.Fprintln(os.Stderr, "demo run: -mcp-token-file needs -mcp-listen")
+		return 2
+	}
 	stdout := &lineWriter{w: os.Stdout}
 	otel, err := withOTel(*otelMode, stdout, &opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo run:", err)
 		return 2
 	}
-	logger := newLogger(os.Stderr, level)
-	code := serveAPI(stdout, logger, opts, *listen, otel)
+	// The gateway's listener is bound before the runtime starts, so that
+	// a bad address fails at once.
+	var gateway *mcpListener
+	if *mcpListen != "" {
+		if gateway, err = listenMCP(*mcpListen, *mcpTokenFile); err != nil {
+			fmt.Fprintf(os.Stderr, "demo run: %v\n", err)
+			_ = otel.stop(context.Background())
+			return 2
+		}
+	}
+	code := serveAPI(stdout, logger, opts, *listen, otel, gateway)
 	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 	defer cancel()
 	if err := otel.stop(ctx); err != nil {
@@ -107,8 +123,11 @@ func pinList(flag string) []string {
 }
 
 // serveAPI runs the runtime of opts and its management API on listen
-// until a signal stops it; metrics, if set, serves GET /metrics beside it.
-func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string, otel otelSetup) int {
+// until a signal stops it; metrics, if set, serves GET /metrics beside it,
+// and gateway, when set, serves the registry as one MCP server (its
+// listener already bound, so a bad address fails before the runtime
+// starts).
+func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, listen string, otel otelSetup, gateway *mcpListener) int {
 	// Signals are caught from the start, so that one arriving while the
 	// runtime starts is not lost (nor kills the process half started).
 	signals := make(chan os.Signal, 1)
@@ -117,6 +136,9 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
+		if gateway != nil {
+			gateway.ln.Close()
+		}
 		logger.Error("listening", "error", err)
 		return 1
 	}
@@ -128,6 +150,9 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 	rt, err := runtime.Start(context.Background(), opts)
 	if err != nil {
 		ln.Close()
+		if gateway != nil {
+			gateway.ln.Close()
+		}
 		logger.Error("starting runtime", "error", err)
 		return 1
 	}
@@ -139,6 +164,13 @@ func serveAPI(stdout io.Writer, logger *slog.Logger, opts runtime.Options, liste
 		handler = mux
 	}
 	srv := newAPIServer(handler, logger, apiTimeouts{})
+	stopGateway := func() {}
+	if gateway != nil {
+		if stopGateway, err = gateway.serve(rt, logger); err != nil {
+			logger.Error("serving the gateway", "error", err)
+			stopGateway = func() {}
+		}
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
@@ -196,6 +228,7 @@ loop:
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- srv.Shutdown(hctx) }()
 	stopErr := <-stopped
+	stopGateway()
 	grace := time.AfterFunc(httpShutdownGrace, hcancel)
 	defer grace.Stop()
 	if err := <-httpDone; err != nil {

@@ -35,7 +35,7 @@ func TestRunShutdownWaitsForTheRuntime(t *testing.T) {
 		// In this process: serveAPI catches SIGTERM before it prints the
 		// listening line.
 		code <- serveAPI(out, slog.New(slog.NewTextHandler(logs, nil)),
-			runtime.Options{StateDir: dir, StopGrace: httpShutdownGrace * 3 / 4}, "127.0.0.1:0", otelSetup{})
+			runtime.Options{StateDir: dir, StopGrace: httpShutdownGrace * 3 / 4}, "127.0.0.1:0", otelSetup{}, nil)
 	}()
 	base := readListenLine(t, stdout, logs)
 	awaitState(t, base, "slow", "ready", 30*time.Second)

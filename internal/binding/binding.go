@@ -148,6 +148,7 @@ func (c *toolCall) Execute(ctx context.Context, args any) (tools.Result, error) 
 	if err != nil {
 		return tools.Result{}, err
 	}
+	keep(ctx, conn, res)
 	if c.check != nil && res != nil && !res.IsError {
 		c.b.compileFirst(conn, c.original, c.check)
 	}

@@ -9,7 +9,8 @@
 //   - echo {text}: returns exactly text.
 //   - add {a, b}: returns a+b, formatted with strconv.FormatFloat(x, 'f', -1, 64).
 //   - sleep {ms}: sleeps ms milliseconds, returning early with the context's
-//     error when the call is cancelled; otherwise returns "slept <ms>ms".
+//     error when the call is cancelled (after the stderr line "sleep of
+//     <ms>ms cancelled"); otherwise returns "slept <ms>ms".
 //   - fail {}: returns a result with IsError set and "this tool always fails".
 //   - image {}: returns a 2x2 PNG as an image block.
 //   - resource {}: returns an embedded text resource "demo://resource/1".

@@ -154,6 +154,9 @@ func (t *tools) sleep(ctx context.Context, _ *mcp.CallToolRequest, in sleepArgs)
 	defer timer.Stop()
 	select {
 	case <-ctx.Done():
+		// Tests wait for this line to know a cancellation reached the
+		// server (notifications/cancelled ends the handler's context).
+		_ = t.stderr.writeLine(fmt.Sprintf("sleep of %dms cancelled", in.Ms))
 		return nil, nil, ctx.Err()
 	case <-timer.C:
 		return textResult(fmt.Sprintf("slept %dms", in.Ms)), nil, nil

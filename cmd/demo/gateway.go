@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/runtime"
+)
+
+// runGateway runs the runtime on a state dir and serves its registry as
+// one MCP server on stdin/stdout until stdin ends or SIGINT/SIGTERM.
+// stdout is the protocol: every log goes to stderr.
+func runGateway(args []string) int {
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	stateDir := fs.String("state-dir", "", "directory holding mcp_servers.json (required)")
+	verbose := fs.Bool("v", false, "log at debug level")
+	allow := fs.String("allow", "", "comma-separated registry-name globs of the tools clients may see and call (default: all)")
+	deny := fs.String("deny", "", "comma-separated registry-name globs of the tools clients may not see or call (deny wins)")
+	startup := fs.Int("startup-concurrency", 4, "how many servers may connect at once during startup (runtime.Options.StartupConcurrency)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *stateDir == "" {
+		fmt.Fprintln(os.Stderr, "demo gateway: -state-dir is required")
+		return 2
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := newLogger(os.Stderr, level)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
+	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: *stateDir, Logger: logger, Subreaper: true, StartupConcurrency: *startup})
+	if err != nil {
+		logger.Error("starting runtime", "error", err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := 0
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)}, Logger: logger})
+	if err != nil {
+		logger.Error("building the gateway", "error", err)
+		code = 2
+	} else {
+		served := make(chan error, 1)
+		go func() { served <- srv.Run(ctx, &mcp.StdioTransport{}) }()
+		select {
+		case sig := <-signals:
+			logger.Info("shutting down", "signal", sig.String())
+			cancel()
+			<-served
+		case err := <-served:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				logger.Info("the client went away", "error", err)
+			}
+		}
+	}
+	cancel()
+	sctx, scancel := context.WithTimeout(context.Background(), runtimeShutdownGrace)
+	defer scancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		logger.Error("shutdown", "error", err)
+		return 1
+	}
+	return code
+}
+
+// mcpListener is the gateway over Streamable HTTP beside `demo run`'s
+// management API (-mcp-listen, -mcp-token-file).
+type mcpListener struct {
+	ln    net.Listener
+	token string
+}
+
+// listenMCP binds addr for the gateway. Off loopback it refuses to start
+// without a token file; the token is the file's first line.
+func listenMCP(addr, tokenFile string) (*mcpListener, error) {
+	l := &mcpListener{}
+	if tokenFile != "" {
+		data, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading -mcp-token-file: %w", err)
+		}
+		l.token, _, _ = strings.Cut(strings.TrimSpace(string(data)), "\n")
+		if l.token = strings.TrimSpace(l.token); len(l.token) < 16 {
+			return nil, errors.New("-mcp-token-file: the token must be at least 16 characters")
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for MCP clients: %w", err)
+	}
+	if !isLoopback(ln.Addr()) && l.token == "" {
+		ln.Close()
+		return nil, fmt.Errorf("-mcp-listen %s is not a loopback address: set -mcp-token-file to require a bearer token", addr)
+	}
+	l.ln = ln
+	return l, nil
+}
+
+// serve serves rt's gateway at /mcp until stop; the returned func stops it.
+func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func(), err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Logger: logger})
+	if err != nil {
+		cancel()
+		l.ln.Close()
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", runtime.MCPHandler(srv, runtime.MCPHTTPOptions{Token: l.token}))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("serving MCP clients", "error", err)
+		}
+	}()
+	logger.Info("serving the gateway over Streamable HTTP", "url", "http://"+l.ln.Addr().String()+"/mcp", "token", l.token != "")
+	return func() {
+		cancel()
+		sctx, scancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+		defer scancel()
+		if hs.Shutdown(sctx) != nil {
+			hs.Close()
+		}
+		<-done
+	}, nil
+}

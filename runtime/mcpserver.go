@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/events"
+)
+
+// The gateway (X1): the registry served as one MCP server. MCPServer
+// builds a go-sdk *mcp.Server whose tools, prompts, resources and
+// resource templates are the runtime's, and keeps it in step with the
+// registry; serve it on any go-sdk transport (stdio, Streamable HTTP
+// through MCPHandler, in-memory). Its handlers call the runtime (CallTool,
+// GetPrompt, ReadResource), so every call gets the runtime's supervision,
+// timeouts, filters, caps and scrubbing, and many clients share the
+// upstream sessions.
+
+// MCPServerOptions configure one gateway server.
+type MCPServerOptions struct {
+	// Name and Version are the implementation the server announces in
+	// initialize; defaults "mcpvisor" and "dev".
+	Name, Version string
+	// Instructions, when set, is the server's instructions text.
+	Instructions string
+	// Tools decides which tools the server's clients see and may call, by
+	// registry name ("{server}__{tool}"): Allow and Deny are globs as in
+	// a server's tools filter (config.ToolFilter: "*" matches any run of
+	// characters, deny wins, an empty Allow allows every tool). A tool
+	// left out is not listed, and a call of it fails as a call of an
+	// unknown tool does.
+	Tools GatewayFilter
+	// Logger gets what the gateway skips (a tool the SDK would refuse, a
+	// listing that failed); nil: the runtime's logger.
+	Logger *slog.Logger
+}
+
+// GatewayFilter is an allow/deny list of registry-name globs.
+type GatewayFilter struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+func (f GatewayFilter) validate() error {
+	for _, list := range [][]string{f.Allow, f.Deny} {
+		for _, p := range list {
+			if _, err := path.Match(p, ""); err != nil || p == "" {
+				return fmt.Errorf("gateway tool filter: bad glob %q", p)
+			}
+		}
+	}
+	return nil
+}
+
+func (f GatewayFilter) allows(name string) bool {
+	return config.ToolFilter{Allow: f.Allow, Deny: f.Deny}.Allows(name)
+}
+
+// MCPServer returns an MCP server that serves the registry: every tool
+// the filter allows under its registry name with all its metadata (title,
+// annotations, input and output schema, icons, _meta), every prompt under
+// its registry name, every resource and resource template of every ready
+// server (see resourceURI for the URIs). It follows the registry until
+// ctx ends or the runtime shuts down: each change adds or removes what
+// changed, and the SDK tells every connected client with one
+// notifications/*/list_changed per list for a burst of changes (it
+// batches them 10 ms apart).
+//
+// A tool call runs Runtime.CallTool under the client's request context (a
+// client's notifications/cancelled cancels the upstream call); the
+// server's progress reports reach the client under the client's own
+// progress token, when it sent one. The result is the server's: every
+// content block, structured content, isError and _meta, except that the
+// runtime's checks apply (an output schema mismatch is an error result
+// saying so; a result over the server's max_output_bytes or
+// max_media_bytes is the runtime's capped one). A call the runtime cannot
+// make (server not ready, timeout, session lost) is an isError result
+// with the runtime's error text; an unknown or filtered tool is a
+// JSON-RPC error.
+//
+// It fails on a filter glob that does not parse, and with
+// ErrShuttingDown once Shutdown began. Each call builds a server of its
+// own (its own filter), all sharing the runtime's upstream sessions.
+func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Server, error) {
+	if err := opts.Tools.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Name == "" {
+		opts.Name = "mcpvisor"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Logger == nil {
+		opts.Logger = r.opts.Logger
+	}
+	m := newMirror(r, opts)
+	m.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: opts.Instructions,
+		Logger:       slog.New(levelFilter{opts.Logger.Handler(), slog.LevelWarn}).With("component", "gateway"),
+		// Every list is announced even while empty, so a client that
+		// connects before the first server is ready still follows it.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Completions: &mcp.CompletionCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
+		},
+		CompletionHandler: m.complete,
+	})
+	select {
+	case <-r.stopWatch:
+		return nil, fmt.Errorf("serving the registry: %w", ErrShuttingDown)
+	default:
+	}
+	// The subscriptions are taken before the first sync, so no change
+	// falls between the two.
+	toolChanges := r.registry.Subscribe()
+	evs := r.bus.Subscribe(events.SubscribeOptions{Buffer: 1024})
+	m.syncTools()
+	m.syncPrompts()
+	m.relistReady()
+	r.work.Go(func() { m.run(ctx, toolChanges, evs) })
+	return m.srv, nil
+}

@@ -1,0 +1,133 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/events"
+	"github.com/openprogram/mcpvisor/status"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// mirror keeps one gateway server in step with the runtime. Its state is
+// its run goroutine's, except during MCPServer's first sync (before run
+// starts); the resource listings it starts report back on reports.
+type mirror struct {
+	rt     *Runtime
+	srv    *mcp.Server
+	opts   MCPServerOptions
+	logger *slog.Logger
+
+	tools   map[string]string // registry name -> the JSON of what was added
+	prompts map[string]string
+	// resources are each ready server's last listing; exposed what was
+	// added to srv under which URI (resource) or URI template.
+	resources map[string]serverResources
+	exposed   map[string]string
+
+	reports  chan serverResources
+	listings sync.WaitGroup
+	done     chan struct{} // closed when run ends: listings report no more
+	gen      map[string]uint64
+	// inflight: a listing of the server runs; again: list once more after.
+	inflight, again map[string]bool
+
+	// templates is who owns each template served (syncResources
+	// publishes it), for completions, which run on the SDK's goroutines.
+	templates atomic.Pointer[map[string]templateOwner]
+	// logs feeds forwardLogs; a line that finds it full is dropped.
+	logs chan events.ServerLog
+}
+
+func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
+	return &mirror{rt: r, opts: opts, logs: make(chan events.ServerLog, gatewayLogBuffer), logger: opts.Logger.With("component", "gateway"),
+		tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]serverResources{}, exposed: map[string]string{},
+		reports: make(chan serverResources), done: make(chan struct{}), gen: map[string]uint64{},
+		inflight: map[string]bool{}, again: map[string]bool{}}
+}
+
+// run follows the registry (tools) and the event stream (prompts, server
+// states for resources) until ctx ends or the runtime shuts down.
+func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *events.Subscription) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel()
+		close(m.done)
+		m.listings.Wait()
+	}()
+	defer toolChanges.Close()
+	defer evs.Close()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-m.rt.stopWatch:
+			cancel()
+		}
+	}()
+	go m.forwardLogs(ctx)
+	incoming := make(chan events.Event)
+	go func() {
+		for {
+			e, err := evs.Next(ctx)
+			if err != nil {
+				if !errors.Is(err, context.Canceled) {
+					cancel()
+				}
+				return
+			}
+			select {
+			case incoming <- e:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-toolChanges.C:
+			m.syncTools()
+		case l := <-m.reports:
+			m.listed(l)
+		case e := <-incoming:
+			m.event(e)
+		}
+	}
+}
+
+// event applies what an event says about prompts and resources.
+func (m *mirror) event(e events.Event) {
+	switch e := e.(type) {
+	case events.PromptsChanged:
+		m.syncPrompts()
+	case events.StateChanged:
+		switch {
+		case e.To == string(status.Ready):
+			m.relist(e.Server)
+		case e.From == string(status.Ready):
+			m.forget(e.Server)
+		}
+		m.syncPrompts()
+	case events.ResourcesChanged:
+		m.relist(e.Server)
+	case events.ServerRemoved:
+		m.forget(e.Server)
+		m.syncPrompts()
+	case events.ServerLog:
+		select {
+		case m.logs <- e:
+		default: // the clients are slow: drop rather than queue
+		}
+	case events.Dropped:
+		// Missed events: start again from what is there now.
+		m.syncTools()
+		m.syncPrompts()
+		m.relistReady()
+	}
+}

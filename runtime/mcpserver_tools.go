@@ -1,0 +1,189 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/adapter"
+	"github.com/openprogram/mcpvisor/internal/binding"
+	"github.com/openprogram/mcpvisor/tools"
+)
+
+// syncTools makes the server's tools the registry's that the filter
+// allows: what is new or changed is added (replacing), what went away is
+// removed, what stayed the same is left alone (so it sends no
+// list_changed).
+func (m *mirror) syncTools() {
+	want := map[string]bool{}
+	for _, t := range m.rt.registry.List() {
+		if !m.opts.Tools.allows(t.Name) {
+			continue
+		}
+		mt, err := mcpTool(t)
+		if err != nil {
+			m.logger.Warn("not serving a tool the MCP server could not list", "tool", t.Name, "error", err)
+			continue
+		}
+		key, _ := json.Marshal(mt)
+		want[t.Name] = true
+		if m.tools[t.Name] == string(key) {
+			continue
+		}
+		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name)) }); err != nil {
+			m.logger.Warn("not serving a tool the MCP server refused", "tool", t.Name, "error", err)
+			delete(want, t.Name)
+			continue
+		}
+		m.tools[t.Name] = string(key)
+	}
+	var gone []string
+	for name := range m.tools {
+		if !want[name] {
+			gone = append(gone, name)
+			delete(m.tools, name)
+		}
+	}
+	if len(gone) > 0 {
+		m.srv.RemoveTools(gone...)
+	}
+}
+
+// catch runs add, an SDK Add* that panics on what it refuses (a schema,
+// a URI template); mcpTool checks the known causes first, this catches
+// the rest.
+func catch(add func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	add()
+	return nil
+}
+
+// mcpTool is t as an MCP tool: its registry name and every piece of
+// metadata the registry holds.
+func mcpTool(t tools.Tool) (*mcp.Tool, error) {
+	var schema map[string]any
+	if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema["type"] != "object" {
+		return nil, errors.New(`its input schema is not a JSON object of "type": "object"`)
+	}
+	mt := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, Icons: mcpIcons(t.Icons)}
+	if len(t.OutputSchema) > 0 {
+		if !json.Valid(t.OutputSchema) {
+			return nil, errors.New("its output schema is not JSON")
+		}
+		mt.OutputSchema = t.OutputSchema
+	}
+	if len(t.Meta) > 0 {
+		if err := json.Unmarshal(t.Meta, &mt.Meta); err != nil {
+			return nil, fmt.Errorf("its _meta is not a JSON object: %w", err)
+		}
+	}
+	if a := t.Annotations; a != nil {
+		mt.Annotations = &mcp.ToolAnnotations{Title: a.Title, DestructiveHint: a.DestructiveHint, OpenWorldHint: a.OpenWorldHint,
+			ReadOnlyHint: a.ReadOnlyHint != nil && *a.ReadOnlyHint, IdempotentHint: a.IdempotentHint != nil && *a.IdempotentHint}
+	}
+	return mt, nil
+}
+
+func mcpIcons(in []tools.Icon) []mcp.Icon {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]mcp.Icon, len(in))
+	for i, ic := range in {
+		out[i] = mcp.Icon{Source: ic.Src, MIMEType: ic.MIMEType, Sizes: slices.Clone(ic.Sizes), Theme: mcp.IconTheme(ic.Theme)}
+	}
+	return out
+}
+
+// callTool is the handler of the tool registered as name.
+func (m *mirror) callTool(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !m.opts.Tools.allows(name) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+		}
+		ctx, pass := binding.WithPassthrough(ctx)
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			session := req.Session
+			ctx = tools.WithProgress(ctx, func(p tools.Progress) {
+				// Best effort: a report after the answer, or to a client
+				// gone, has nowhere to go.
+				_ = session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+			})
+		}
+		var args any
+		if len(req.Params.Arguments) > 0 {
+			args = req.Params.Arguments
+		}
+		res, err := m.rt.CallTool(ctx, name, args)
+		switch {
+		case errors.Is(err, tools.ErrUnknownTool):
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		return gatewayResult(res, pass.Result), nil
+	}
+}
+
+// gatewayResult is what the client gets: the server's own blocks and _meta
+// (raw, the Passthrough's) with the runtime's structured content and
+// isError, or the runtime's converted blocks where the runtime changed
+// the result (cut to the caps, or an output schema mismatch) or the
+// server's answer is not at hand (a resource or prompt tool).
+func gatewayResult(res tools.Result, raw *mcp.CallToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: res.IsError}
+	if len(res.StructuredContent) > 0 {
+		out.StructuredContent = res.StructuredContent
+	}
+	_, cut := res.Details[adapter.DetailTruncated]
+	_, mismatch := res.Details[adapter.DetailOutputSchemaMismatch]
+	if raw != nil {
+		out.Meta = raw.Meta
+		if !cut && !mismatch {
+			out.Content = raw.Content
+		}
+	}
+	if out.Content == nil {
+		out.Content = make([]mcp.Content, 0, len(res.Content))
+		for _, c := range res.Content {
+			out.Content = append(out.Content, mcpContent(c))
+		}
+	}
+	return out
+}
+
+// mcpContent is a converted block as MCP content.
+func mcpContent(c tools.Content) mcp.Content {
+	var ann *mcp.Annotations
+	if a := c.Annotations; a != nil {
+		ann = &mcp.Annotations{LastModified: a.LastModified}
+		for _, who := range a.Audience {
+			ann.Audience = append(ann.Audience, mcp.Role(who))
+		}
+		if a.Priority != nil {
+			ann.Priority = *a.Priority
+		}
+	}
+	switch c.Type {
+	case tools.ContentImage:
+		return &mcp.ImageContent{Data: c.Data, MIMEType: c.MIMEType, Annotations: ann}
+	case tools.ContentAudio:
+		return &mcp.AudioContent{Data: c.Data, MIMEType: c.MIMEType, Annotations: ann}
+	}
+	return &mcp.TextContent{Text: c.Text, Annotations: ann}
+}
+
+// sortedKeys is the keys of a set, sorted (for stable logs and tests).
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
