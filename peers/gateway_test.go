@@ -5,6 +5,7 @@ package peers_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -352,33 +353,24 @@ func TestGatewayInspectorCLI(t *testing.T) {
 		Command: []string{demoBin, "serve"}, Env: map[string]string{testutil.MarkerEnv: marker}})
 	t.Cleanup(func() { noProcessesLeft(t, nil) })
 
-	var listed struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	// The Inspector lists once, at once: the gateway may answer before its
-	// server is ready (a fresh gateway connects its servers after it
-	// answers initialize). A list without ex__echo is retried.
-	for attempt := 1; ; attempt++ {
-		out := inspect(t, dir, "--method", "tools/list")
+	var names []string
+	inspectUntil(t, dir, "ex__echo listed", func(out []byte) bool {
+		var listed struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
 		if err := json.Unmarshal(out, &listed); err != nil {
 			t.Fatalf("the Inspector's tools/list output: %v\n%s", err, out)
 		}
-		names := make([]string, len(listed.Tools))
-		for i, tl := range listed.Tools {
-			names[i] = tl.Name
+		names = names[:0]
+		for _, tl := range listed.Tools {
+			names = append(names, tl.Name)
 		}
-		if slices.Contains(names, "ex__echo") {
-			if slices.Contains(names, "ex__add") {
-				t.Errorf("the filtered ex__add is listed: %v", names)
-			}
-			break
-		}
-		if attempt == 3 {
-			t.Fatalf("the Inspector never listed ex__echo; last list %v", names)
-		}
-		t.Logf("attempt %d: the gateway listed %v before its server was ready; again", attempt, names)
+		return slices.Contains(names, "ex__echo")
+	}, "--method", "tools/list")
+	if slices.Contains(names, "ex__add") {
+		t.Errorf("the filtered ex__add is listed: %v", names)
 	}
 
 	var called struct {
@@ -388,25 +380,51 @@ func TestGatewayInspectorCLI(t *testing.T) {
 		} `json:"content"`
 		IsError bool `json:"isError"`
 	}
-	out := inspect(t, dir, "--method", "tools/call", "--tool-name", "ex__echo", "--tool-arg", "text=from the inspector")
+	out := inspectUntil(t, dir, "ex__echo called", nil, "--method", "tools/call", "--tool-name", "ex__echo", "--tool-arg", "text=from the inspector")
 	if err := json.Unmarshal(out, &called); err != nil || called.IsError || len(called.Content) != 1 || called.Content[0].Text != "from the inspector" {
 		t.Errorf("the Inspector's tools/call ex__echo: %+v, %v\n%s", called, err, out)
 	}
 }
 
+// inspectAttempts bounds the Inspector runs of one step. The Inspector
+// lists or calls once, at once, and a fresh gateway answers initialize
+// before its servers are connected: a run can see no tool yet (an empty
+// list, or "tool not found", exit code 5). Such a run is retried.
+const inspectAttempts = 5
+
+// inspectUntil runs the Inspector's CLI with args until a run succeeds
+// and done (nil: any success) says its stdout has what the step needs,
+// retrying a run that found no tool; it returns the last stdout.
+func inspectUntil(t *testing.T, dir, what string, done func([]byte) bool, args ...string) []byte {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		out, stderr, err := inspect(t, dir, args...)
+		var exit *exec.ExitError
+		switch {
+		case err == nil && (done == nil || done(out)):
+			return out
+		case err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 5):
+			t.Fatalf("inspector %v: %v\nstdout:\n%s\nstderr:\n%s", args, err, out, stderr)
+		case attempt == inspectAttempts:
+			t.Fatalf("inspector %v: not %s in %d runs; last stdout:\n%s\nstderr:\n%s", args, what, attempt, out, stderr)
+		}
+		t.Logf("attempt %d: the gateway answered before its server was ready (%v); again", attempt, err)
+	}
+}
+
 // inspect runs the Inspector's CLI (bounded by inspectorTimeout, in its
 // own process group) against `demo gateway -state-dir dir -deny ex__add`
-// and returns its stdout.
-func inspect(t *testing.T, dir string, args ...string) []byte {
+// and returns its stdout, stderr and exit error.
+func inspect(t *testing.T, dir string, args ...string) (stdout, stderr []byte, err error) {
 	t.Helper()
 	// The Inspector gives the server it spawns only the variables of -e
 	// beside a few safe ones: the marker goes explicitly.
-	args = append([]string{inspectorJS, "--cli", "-e", testutil.MarkerEnv + "=" + marker}, args...)
-	args = append(args, "--", demoBin, "gateway", "-state-dir", dir, "-deny", "ex__add")
-	cmd := exec.Command("node", args...)
+	argv := append([]string{inspectorJS, "--cli", "-e", testutil.MarkerEnv + "=" + marker}, args...)
+	argv = append(argv, "--", demoBin, "gateway", "-state-dir", dir, "-deny", "ex__add")
+	cmd := exec.Command("node", argv...)
 	cmd.Env = append(os.Environ(), testutil.MarkerEnv+"="+marker)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var outBuf, errBuf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outBuf, &errBuf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = stopGrace
 	if err := cmd.Start(); err != nil {
@@ -415,14 +433,11 @@ func inspect(t *testing.T, dir string, args ...string) []byte {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("inspector %v: %v\nstdout:\n%s\nstderr:\n%s", args[1:], err, stdout.String(), stderr.String())
-		}
+	case err = <-done:
 	case <-time.After(inspectorTimeout):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		t.Fatalf("inspector %v still running after %v\nstderr:\n%s", args[1:], inspectorTimeout, stderr.String())
+		t.Fatalf("inspector %v still running after %v\nstderr:\n%s", args, inspectorTimeout, errBuf.String())
 	}
-	return stdout.Bytes()
+	return outBuf.Bytes(), errBuf.Bytes(), err
 }
