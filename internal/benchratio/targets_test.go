@@ -173,7 +173,9 @@ func TestRunMissedPasses(t *testing.T) {
 		}
 	}
 	for _, tg := range targets() {
-		fmt.Fprintf(&in, "%s-2 \t 1\t 5 ns/op\t 5000 %s\n", tg.bench, tg.metric)
+		if tg.metric != "" {
+			fmt.Fprintf(&in, "%s-2 \t 1\t 5 ns/op\t 5000 %s\n", tg.bench, tg.metric)
+		}
 	}
 	in.WriteString(footer)
 	var out bytes.Buffer
@@ -181,7 +183,7 @@ func TestRunMissedPasses(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	// 5000 is above every bound of targets(), and top5-heldout-%'s floor.
-	missed := len(ratioTargets()) + len(targets()) - 1
+	missed := len(ratioTargets()) + judged() - 1
 	if want := fmt.Sprintf("\n1 targets met, %d missed, 0 missing, 0 invalid\n", missed); !strings.HasSuffix(out.String(), want) {
 		t.Errorf("report does not end with %q:\n%s", want, out.String())
 	}
@@ -274,5 +276,35 @@ func TestRunGatewayPair(t *testing.T) {
 				t.Errorf("gateway verdicts %q, want %q", got, tc.summary)
 			}
 		})
+	}
+}
+
+// judged is how many of targets() get a verdict (those with a metric).
+func judged() int {
+	n := 0
+	for _, tg := range targets() {
+		if tg.metric != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// A benchmark listed with no metric is printed under its heading, with
+// no verdict, and is not MISSING when absent.
+func TestRunHeadingOnly(t *testing.T) {
+	in := header + "BenchmarkGatewayClients/converged-2 \t 30\t 107404984 ns/op\t 192.0 max-ms\t 88.48 p50-ms\n" + footer
+	out := report(t, in)
+	for _, w := range []string{
+		"BenchmarkGatewayClients/converged (median of runs): 100 clients of one gateway: a registry change to the last one listing the new tools, ms (X4; no target)\n",
+		"  max-ms                  192\n",
+		"  p50-ms               88.480\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q:\n%s", w, out)
+		}
+	}
+	if want := fmt.Sprintf(" %d missing, 0 invalid\n", len(ratioTargets())+judged()); !strings.HasSuffix(out, want) {
+		t.Errorf("report does not end with %q:\n%s", want, out)
 	}
 }
