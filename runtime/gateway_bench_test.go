@@ -311,14 +311,15 @@ func BenchmarkGatewayClients(b *testing.B) {
 	b.Run("converged", func(b *testing.B) { fanout(b, true) })
 }
 
-// awaitNotified is when the next tools/list_changed came on notified (10 s
-// at most).
-func awaitNotified(notified <-chan time.Time) (time.Time, error) {
+// awaitNotified is the next tools/list_changed signal on notified (10 s
+// at most): its time, for the benchmarks.
+func awaitNotified[T any](notified <-chan T) (T, error) {
 	select {
-	case t := <-notified:
-		return t, nil
+	case v := <-notified:
+		return v, nil
 	case <-time.After(10 * time.Second):
-		return time.Time{}, errors.New("no tools/list_changed in 10s")
+		var zero T
+		return zero, errors.New("no tools/list_changed in 10s")
 	}
 }
 
@@ -332,7 +333,7 @@ func later(a, b time.Time) time.Time {
 // awaitList lists cs's tools until they are want (10 s at most), waiting
 // for the next tools/list_changed on notified between two listings (a
 // notification of an earlier change may come first).
-func awaitList(cs *mcp.ClientSession, notified <-chan time.Time, want []string) error {
+func awaitList[T any](cs *mcp.ClientSession, notified <-chan T, want []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for {
