@@ -59,18 +59,20 @@ func targets() []target {
 			what: "one search over 1000 tools, microseconds (G2)"},
 		// The gateway (runtime/gateway_bench_test.go): a registry change
 		// to a client's tools/list_changed (the SDK batches them 10 ms
-		// apart), for one client and for the last of 100 on one gateway,
-		// the median and the slowest of a run's changes, in ms; then the
-		// 100 each listing the new tools (converged), printed with no
-		// target (its figure is the 100 clients' own listings, in this
-		// process; the benchmark fails if one never lists the registry's
-		// tools). The call through the gateway is a pair (ratioTargets).
+		// apart), the median and the slowest of a run's changes, in ms;
+		// then the last of 100 clients of one gateway notified (the
+		// median only has a target: the SDK notifies the sessions one
+		// after another, so the slowest change of a run is the machine's
+		// scheduling of 100 handoffs), and the 100 each listing the new
+		// tools (converged), printed with no target (its figure is the
+		// 100 clients' own listings, in this process; the benchmark fails
+		// if one never lists the registry's tools). The call through the
+		// gateway is a pair (ratioTargets).
 		{bench: "BenchmarkGatewayListChanged", metric: "p50-ms", bound: 50,
 			what: "a registry change to a gateway client's tools/list_changed, ms (X4)"},
 		{bench: "BenchmarkGatewayListChanged", metric: "max-ms", bound: 50},
 		{bench: "BenchmarkGatewayClients/notified", metric: "p50-ms", bound: 50,
 			what: "100 clients of one gateway: a registry change to the last one's tools/list_changed, ms (X4)"},
-		{bench: "BenchmarkGatewayClients/notified", metric: "max-ms", bound: 50},
 		{bench: "BenchmarkGatewayClients/converged",
 			what: "100 clients of one gateway: a registry change to the last one listing the new tools, ms (X4; no target)"},
 	}
