@@ -83,6 +83,18 @@ func (f GatewayFilter) allows(name string) bool {
 // with the runtime's error text; an unknown or filtered tool is a
 // JSON-RPC error.
 //
+// With Options.ToolSearch on (deferred tool search), the server lists
+// what Runtime.ModelTools hands a model, the filter applied:
+// search_tools and the pinned tools the filter allows. Every other tool
+// the filter allows stays callable by its registry name (clients learn
+// of them from search_tools, whose answer is the runtime's own and never
+// holds a tool the filter leaves out), and list_changed is sent when
+// that listed set changes (a pinned tool added, changed or gone), not
+// for the other tools. search_tools itself is not subject to the filter.
+// The gateway follows the runtime's option; there is no per-server
+// override (a server of its own could not offer search_tools on a
+// runtime without the mode, nor pins of its own).
+//
 // It fails on a filter glob that does not parse, and with
 // ErrShuttingDown once Shutdown began. Each call builds a server of its
 // own (its own filter), all sharing the runtime's upstream sessions.
@@ -114,6 +126,9 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 		},
 		CompletionHandler: m.complete,
 	})
+	if r.opts.ToolSearch.Enabled {
+		m.srv.AddReceivingMiddleware(m.callUnlisted)
+	}
 	select {
 	case <-r.stopWatch:
 		return nil, fmt.Errorf("serving the registry: %w", ErrShuttingDown)

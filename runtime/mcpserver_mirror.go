@@ -23,7 +23,10 @@ type mirror struct {
 	opts   MCPServerOptions
 	logger *slog.Logger
 
-	tools   map[string]string // registry name -> the JSON of what was added
+	tools map[string]string // registry name -> the JSON of what was added
+	// served is the names in tools, published for callUnlisted (which
+	// runs on the SDK's goroutines).
+	served  atomic.Pointer[map[string]bool]
 	prompts map[string]string
 	// resources are each ready server's last listing; exposed what was
 	// added to srv under which URI (resource) or URI template.
