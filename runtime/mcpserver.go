@@ -99,6 +99,15 @@ func (f GatewayFilter) allows(name string) bool {
 // ErrShuttingDown once Shutdown began. Each call builds a server of its
 // own (its own filter), all sharing the runtime's upstream sessions.
 func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Server, error) {
+	m, err := r.serveMirror(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.srv, nil
+}
+
+// serveMirror is MCPServer, answering the mirror (whose state tests read).
+func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirror, error) {
 	if err := opts.Tools.validate(); err != nil {
 		return nil, err
 	}
@@ -120,11 +129,13 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
-			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Completions: &mcp.CompletionCapabilities{},
 			Logging:     &mcp.LoggingCapabilities{},
 		},
-		CompletionHandler: m.complete,
+		CompletionHandler:  m.complete,
+		SubscribeHandler:   m.subscribe,
+		UnsubscribeHandler: m.unsubscribe,
 	})
 	if r.opts.ToolSearch.Enabled {
 		m.srv.AddReceivingMiddleware(m.callUnlisted)
@@ -142,5 +153,5 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 	m.syncPrompts()
 	m.relistReady()
 	r.work.Go(func() { m.run(ctx, toolChanges, evs) })
-	return m.srv, nil
+	return m, nil
 }
