@@ -83,6 +83,10 @@ func (f GatewayFilter) allows(name string) bool {
 // with the runtime's error text; an unknown or filtered tool is a
 // JSON-RPC error.
 //
+// A client may subscribe to any resource the server serves
+// (resources/subscribe, or a subscriptions/listen stream): see
+// mcpserver_subscriptions.go and MaxGatewaySubscriptionsPerSession.
+//
 // With Options.ToolSearch on (deferred tool search), the server lists
 // what Runtime.ModelTools hands a model, the filter applied:
 // search_tools and the pinned tools the filter allows. Every other tool

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -263,4 +264,35 @@ func TestGatewaySubscriptionCap(t *testing.T) {
 		defer rt.subs.mu.Unlock()
 		return len(rt.subs.byID) == 0
 	})
+}
+
+// Over Streamable HTTP: a client's update arrives on its stream, and its
+// session's end (the client's DELETE) releases the upstream subscription.
+func TestGatewaySubscriptionHTTP(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex", "-update-tool"))
+	rt.waitReady(t, "ex")
+	srv, err := rt.MCPServer(t.Context(), MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	s := &subscriber{updates: make(chan string, 256), proto: "2025-11-25"}
+	client := mcp.NewClient(&mcp.Implementation{Name: "subscriber", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { s.updates <- req.Params.URI },
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ClientSession = cs
+	s.awaitTemplate(t)
+	s.subscribe(t, "demo://notes/3")
+	awaitUpstream(t, rt, "ex", "demo://notes/3", 1, true)
+	updateUntil(t, rt, "3", "demo://notes/3", nil, s)
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	awaitUpstream(t, rt, "ex", "demo://notes/3", 0, false)
 }
