@@ -84,8 +84,11 @@ func (f GatewayFilter) allows(name string) bool {
 // JSON-RPC error.
 //
 // A client may subscribe to any resource the server serves
-// (resources/subscribe, or a subscriptions/listen stream): see
-// mcpserver_subscriptions.go and MaxGatewaySubscriptionsPerSession.
+// (resources/subscribe, or a subscriptions/listen stream): the server of
+// the resource is subscribed once however many clients hold the URI, each
+// of them gets its updates under the URI it subscribed with, and the
+// last unsubscribe or session end unsubscribes it; a client session holds
+// at most MaxGatewaySubscriptionsPerSession.
 //
 // With Options.ToolSearch on (deferred tool search), the server lists
 // what Runtime.ModelTools hands a model, the filter applied:
