@@ -113,6 +113,8 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 			Logging:     &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler: m.complete,
+		// A client's roots may be what servers get (see forwarder).
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { r.fwd.rootsChanged() },
 	})
 	select {
 	case <-r.stopWatch:
@@ -126,6 +128,10 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 	m.syncTools()
 	m.syncPrompts()
 	m.relistReady()
-	r.work.Go(func() { m.run(ctx, toolChanges, evs) })
+	r.fwd.serve(m.srv)
+	r.work.Go(func() {
+		defer r.fwd.unserve(m.srv)
+		m.run(ctx, toolChanges, evs)
+	})
 	return m.srv, nil
 }

@@ -36,7 +36,7 @@ func (m *mirror) syncTools() {
 		if m.tools[t.Name] == string(key) {
 			continue
 		}
-		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name)) }); err != nil {
+		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name, t.Server)) }); err != nil {
 			m.logger.Warn("not serving a tool the MCP server refused", "tool", t.Name, "error", err)
 			delete(want, t.Name)
 			continue
@@ -105,13 +105,16 @@ func mcpIcons(in []tools.Icon) []mcp.Icon {
 	return out
 }
 
-// callTool is the handler of the tool registered as name.
-func (m *mirror) callTool(name string) mcp.ToolHandler {
+// callTool is the handler of the tool registered as name, of server.
+func (m *mirror) callTool(name, server string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !m.opts.Tools.allows(name) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 		}
 		ctx, pass := binding.WithPassthrough(ctx)
+		// What the server asks during the call may go to this client.
+		ctx, done := m.rt.fwd.begin(ctx, server, req.Session)
+		defer done()
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			session := req.Session
 			ctx = tools.WithProgress(ctx, func(p tools.Progress) {
