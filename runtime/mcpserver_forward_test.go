@@ -233,6 +233,59 @@ func TestGatewayForwardBounded(t *testing.T) {
 	}
 }
 
-
 // unlimitedRate lets a test's servers ask as often as they like.
 var unlimitedRate = ServerRequestLimits{PerMinute: -1}
+
+// With two gateway sessions' calls in flight on one server, a server
+// asking through its tool result (2026-07-28) reaches the session whose
+// call it is, by the call's context, even when that session cannot answer
+// (then Options.Elicit does); a server asking with requests of its own is
+// routed by the rule: the capable session among those with a call in
+// flight there.
+func TestGatewayForwardRouting(t *testing.T) {
+	for _, tc := range []struct{ upstream, want string }{
+		{legacyProtocol, `accept {"answer":"busy client"}`},
+		{"", `accept {"answer":"local"}`},
+	} {
+		t.Run("upstream protocol "+tc.upstream, func(t *testing.T) {
+			local := func(context.Context, ElicitationRequest) (ElicitationResult, error) {
+				return ElicitationResult{Action: "accept", Content: map[string]any{"answer": "local"}}, nil
+			}
+			rt := start(t, Options{Elicit: local, ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(tc.upstream)...))
+			rt.waitReady(t, "ex")
+			started, release := make(chan struct{}), make(chan struct{})
+			var calls atomic.Int32
+			_, busy := dialAsking(t, rt, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				if calls.Add(1) > 1 {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "busy client"}}, nil
+				}
+				close(started)
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "its own"}}, nil
+			}}, legacyProtocol)
+			_, plain := dialAsking(t, rt, &mcp.ClientOptions{}, legacyProtocol)
+			busyGot := make(chan string, 1)
+			go func() {
+				res, err := busy.CallTool(context.Background(), &mcp.CallToolParams{Name: "ex__elicit", Arguments: map[string]any{}})
+				if err != nil {
+					busyGot <- err.Error()
+					return
+				}
+				busyGot <- mcpText(res)
+			}()
+			<-started
+			got := callText(t, plain, "ex__elicit", nil)
+			close(release)
+			if got != tc.want {
+				t.Errorf("the plain client's call: the server saw %q, want %q", got, tc.want)
+			}
+			if got := <-busyGot; got != `accept {"answer":"its own"}` {
+				t.Errorf("the busy client's call: the server saw %q, want its own answer", got)
+			}
+		})
+	}
+}
