@@ -191,14 +191,17 @@ func clientCaps(ss *mcp.ServerSession) *mcp.ClientCapabilities {
 	return p.Capabilities
 }
 
-// within is ctx, ended also when call (a gateway call's context, if any)
-// ends: a client's answer to its own call's question is worth nothing
-// once the call is over, so the wait for it ends with the call.
+// within is the context of asking the gateway client about a request
+// the SDK handed the upstream session under ctx, for the gateway call of
+// context call (nil: none). It has call's values, so that the go-sdk's
+// Streamable HTTP server sends the question on the call's own stream, and
+// ends with either: a client's answer to its own call's question is worth
+// nothing once the call is over, and the server may give up first.
 func within(ctx, call context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
 	if call == nil {
-		return ctx, func() { cancel(nil) }
+		return context.WithCancel(ctx)
 	}
-	stop := context.AfterFunc(call, func() { cancel(context.Cause(call)) })
-	return ctx, func() { stop(); cancel(nil) }
+	asking, cancel := context.WithCancelCause(call)
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	return asking, func() { stop(); cancel(nil) }
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -287,5 +288,36 @@ func TestGatewayForwardRouting(t *testing.T) {
 				t.Errorf("the busy client's call: the server saw %q, want its own answer", got)
 			}
 		})
+	}
+}
+
+// Over Streamable HTTP the question goes on the call's own POST stream:
+// a client that opened no standalone stream gets it all the same.
+func TestGatewayForwardsOverHTTP(t *testing.T) {
+	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
+	rt.waitReady(t, "ex")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "over http"}}, nil
+		}})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close() // before the server closes: the DELETE ends the server's session
+	if p := cs.InitializeResult().ProtocolVersion; p >= newProtocol {
+		t.Fatalf("the HTTP gateway negotiated %s; this test wants an older protocol", p)
+	}
+	if got := callText(t, cs, "ex__elicit", nil); got != `accept {"answer":"over http"}` {
+		t.Errorf("the server saw %q, want the HTTP client's answer", got)
 	}
 }
