@@ -81,7 +81,10 @@ func (f GatewayFilter) allows(name string) bool {
 // max_media_bytes is the runtime's capped one). A call the runtime cannot
 // make (server not ready, timeout, session lost) is an isError result
 // with the runtime's error text; an unknown or filtered tool is a
-// JSON-RPC error.
+// JSON-RPC error. Sampling, elicitation and roots a server asks during a
+// call go to the calling client when it declared the capability (see
+// forwarder for the routing and its limits), else to the Options
+// handlers.
 //
 // It fails on a filter glob that does not parse, and with
 // ErrShuttingDown once Shutdown began. Each call builds a server of its
