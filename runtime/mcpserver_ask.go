@@ -49,13 +49,19 @@ func (f *forwarder) sampling(g *requestGate, local func(context.Context, string,
 			return local(ctx, server, req)
 		}
 		ask := func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			// What the host's sampler would refuse is refused before the
+			// client is asked, and its answer is checked against it.
+			in, err := samplingRequest(server, req.Params)
+			if err != nil {
+				return nil, err
+			}
 			ctx, cancel := within(ctx, call)
 			defer cancel()
 			res, err := ss.CreateMessageWithTools(ctx, req.Params)
 			if err != nil {
 				return nil, clientError(ctx, err)
 			}
-			return res, checkSampling(server, req.Params, res, g.limits.MaxBytes)
+			return res, checkSampling(in, res, g.limits.MaxBytes)
 		}
 		return guard(g, methodSampling, samplingParams, ask)(ctx, server, req)
 	}
@@ -182,11 +188,11 @@ func cut(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// checkSampling checks a gateway client's sampling answer as the host's
-// own (samplingResult): an assistant message of text, image or audio
+// checkSampling checks a gateway client's sampling answer to in as the
+// host's own (samplingResult): an assistant message of text, image or audio
 // blocks and tool uses that the request allows, each of an offered tool
 // with an ID of its own and an object input; bounded like the request.
-func checkSampling(server string, p *mcp.CreateMessageWithToolsParams, res *mcp.CreateMessageWithToolsResult, max int) error {
+func checkSampling(in SamplingRequest, res *mcp.CreateMessageWithToolsResult, max int) error {
 	if res == nil {
 		return errBadAnswer("no result")
 	}
@@ -206,11 +212,7 @@ func checkSampling(server string, p *mcp.CreateMessageWithToolsParams, res *mcp.
 			return errBadAnswer(fmt.Sprintf("a %T block in the model's answer", c))
 		}
 	}
-	in, err := samplingRequest(server, p)
-	if err != nil {
-		return err
-	}
-	_, err = samplingResult(in, out)
+	_, err := samplingResult(in, out)
 	return err
 }
 

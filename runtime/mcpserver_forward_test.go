@@ -321,3 +321,35 @@ func TestGatewayForwardsOverHTTP(t *testing.T) {
 		t.Errorf("the server saw %q, want the HTTP client's answer", got)
 	}
 }
+
+// A client's answer is checked as the host's own: a tool use of a tool
+// the request did not offer, or an action elicitation has not, never
+// reaches the server as an answer.
+func TestGatewayForwardChecksAnswers(t *testing.T) {
+	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
+	rt.waitReady(t, "ex")
+	_, cs := dialAsking(t, rt, &mcp.ClientOptions{
+		CreateMessageWithToolsHandler: func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			return &mcp.CreateMessageWithToolsResult{Role: "assistant", Model: "m",
+				Content: []mcp.Content{&mcp.ToolUseContent{ID: "x", Name: "rm", Input: map[string]any{}}}}, nil
+		},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "maybe"}, nil
+		}}, legacyProtocol)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"ex__consult", map[string]any{"question": "?"}, "no tool \"rm\" was offered"},
+		{"ex__elicit", map[string]any{}, `action "maybe"`},
+	} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		if got := mcpText(res); !res.IsError || !strings.Contains(got, c.want) {
+			t.Errorf("%s: the server saw %q (isError %v), want a refusal naming %s", c.tool, got, res.IsError, c.want)
+		}
+	}
+}
