@@ -353,3 +353,26 @@ func TestGatewayForwardChecksAnswers(t *testing.T) {
 		}
 	}
 }
+
+// With no gateway call in flight on the server, a request goes to the
+// only gateway session connected, if it can answer, and to nobody when
+// several are.
+func TestGatewayForwardWithoutCall(t *testing.T) {
+	rt := start(t, Options{})
+	anyone := func(*mcp.ServerSession) bool { return true }
+	if ss, _ := rt.fwd.route(t.Context(), "ex", anyone); ss != nil {
+		t.Fatal("a request was routed with no gateway session connected")
+	}
+	dialAsking(t, rt, nil, legacyProtocol)
+	ss, call := rt.fwd.route(t.Context(), "ex", anyone)
+	if ss == nil || call != nil {
+		t.Fatalf("the only session: routed to %v (call %v), want it, with no call", ss, call)
+	}
+	if got, _ := rt.fwd.route(t.Context(), "ex", func(*mcp.ServerSession) bool { return false }); got != nil {
+		t.Error("routed to the only session, which cannot answer")
+	}
+	dialAsking(t, rt, nil, legacyProtocol)
+	if got, _ := rt.fwd.route(t.Context(), "ex", anyone); got != nil {
+		t.Error("routed with two sessions connected and no call in flight")
+	}
+}

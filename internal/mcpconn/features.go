@@ -221,8 +221,10 @@ var rootsChangedMarker = &mcp.Root{URI: "mcpvisor:roots-changed"}
 // notifyRootsChanged makes client send its sessions
 // notifications/roots/list_changed: re-adding a root it has changes
 // nothing and notifies; a client without roots adds and removes the
-// marker (two notifications; the roots/list they prompt is answered by
-// Features.ListRoots, which never sees the marker).
+// marker (two notifications). No server sees the marker: WatchRoots is
+// only for sessions before 2026-07-28, whose roots/list Features.ListRoots
+// answers; the client's own list answers only multi round-trips, which
+// are 2026-07-28's.
 func notifyRootsChanged(client *mcp.Client, roots []*mcp.Root) {
 	if len(roots) > 0 {
 		client.AddRoots(roots[0])
