@@ -81,11 +81,10 @@ func (f *forwarder) begin(ctx context.Context, server string, session *mcp.Serve
 	f.mu.Unlock()
 	return ctx, func() {
 		f.mu.Lock()
-		// set is still f.calls[server]: a set is dropped only empty.
+		// The set stays (no allocation per call) until forget drops it
+		// with the server; a call of a server forgotten meanwhile leaves
+		// a set nobody reads.
 		delete(set, c)
-		if len(set) == 0 {
-			delete(f.calls, server)
-		}
 		f.mu.Unlock()
 	}
 }
@@ -149,7 +148,8 @@ func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.Serv
 }
 
 // watchRoots keeps the newest session's roots notifier of server
-// (Deps.WatchRoots); forget drops it with the server.
+// (Deps.WatchRoots); forget drops it, and the server's set of calls, once
+// the server is removed (Deps.Gone).
 func (f *forwarder) watchRoots(server string, notify func()) {
 	f.mu.Lock()
 	f.watches[server] = notify
@@ -159,6 +159,7 @@ func (f *forwarder) watchRoots(server string, notify func()) {
 func (f *forwarder) forget(server string) {
 	f.mu.Lock()
 	delete(f.watches, server)
+	delete(f.calls, server)
 	f.mu.Unlock()
 }
 
