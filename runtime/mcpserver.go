@@ -81,7 +81,10 @@ func (f GatewayFilter) allows(name string) bool {
 // max_media_bytes is the runtime's capped one). A call the runtime cannot
 // make (server not ready, timeout, session lost) is an isError result
 // with the runtime's error text; an unknown or filtered tool is a
-// JSON-RPC error.
+// JSON-RPC error. Sampling, elicitation and roots a server asks during a
+// call go to the calling client when it declared the capability (see
+// forwarder for the routing and its limits), else to the Options
+// handlers.
 //
 // A client may subscribe to any resource the server serves
 // (resources/subscribe, or a subscriptions/listen stream): the server of
@@ -143,6 +146,8 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 		CompletionHandler:  m.complete,
 		SubscribeHandler:   m.subscribe,
 		UnsubscribeHandler: m.unsubscribe,
+		// A client's roots may be what servers get (see forwarder).
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { r.fwd.rootsChanged() },
 	})
 	if r.opts.ToolSearch.Enabled {
 		m.srv.AddReceivingMiddleware(m.callUnlisted)
@@ -159,6 +164,10 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	m.syncTools()
 	m.syncPrompts()
 	m.relistReady()
-	r.work.Go(func() { m.run(ctx, toolChanges, evs) })
+	r.fwd.serve(m.srv)
+	r.work.Go(func() {
+		defer r.fwd.unserve(m.srv)
+		m.run(ctx, toolChanges, evs)
+	})
 	return m, nil
 }

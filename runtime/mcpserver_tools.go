@@ -37,7 +37,7 @@ func (m *mirror) syncTools() {
 		if m.tools[t.Name] == string(key) {
 			continue
 		}
-		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name)) }); err != nil {
+		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name, t.Server)) }); err != nil {
 			m.logger.Warn("not serving a tool the MCP server refused", "tool", t.Name, "error", err)
 			delete(want, t.Name)
 			continue
@@ -84,7 +84,10 @@ func (m *mirror) callUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && call.Params != nil {
 			if served := m.served.Load(); served == nil || !(*served)[call.Params.Name] {
-				return m.callTool(call.Params.Name)(ctx, call)
+				// The server is the registry's (an unknown name has none:
+				// the runtime answers it, with nothing to forward).
+				t, _ := m.rt.registry.Get(call.Params.Name)
+				return m.callTool(call.Params.Name, t.Server)(ctx, call)
 			}
 		}
 		return next(ctx, method, req)
@@ -141,8 +144,8 @@ func mcpIcons(in []tools.Icon) []mcp.Icon {
 	return out
 }
 
-// callTool is the handler of the tool registered as name.
-func (m *mirror) callTool(name string) mcp.ToolHandler {
+// callTool is the handler of the tool registered as name, of server.
+func (m *mirror) callTool(name, server string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !m.visible(name) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
@@ -151,6 +154,9 @@ func (m *mirror) callTool(name string) mcp.ToolHandler {
 			ctx = withSearchHidden(ctx, func(t tools.Tool) bool { return !m.opts.Tools.allows(t.Name) })
 		}
 		ctx, pass := binding.WithPassthrough(ctx)
+		// What the server asks during the call may go to this client.
+		ctx, done := m.rt.fwd.begin(ctx, server, req.Session)
+		defer done()
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			session := req.Session
 			ctx = tools.WithProgress(ctx, func(p tools.Progress) {
