@@ -74,6 +74,8 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkManyServersReady' -count 1 -benchtime 5x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkManyServersMemory' -count 1 -benchtime 3x ./runtime/ | tee -a bin/bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkToolSearch' -count 3 -benchtime 1x ./peers/ | tee -a bin/bench.txt
+	MCPVISOR_BENCH_ROUNDS=10 $(GO) test -run '^$$' -bench 'BenchmarkGatewayCall' -benchmem -count 1 -benchtime 3000x ./runtime/ | tee -a bin/bench.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkGatewayListChanged|BenchmarkGatewayClients' -count 5 -benchtime 50x ./runtime/ | tee -a bin/bench.txt
 	$(GO) run ./internal/benchratio < bin/bench.txt
 
 # The chaos suite at CHAOS_KILLS injected failures (default 200; the bar is

@@ -72,6 +72,12 @@ type Deps struct {
 	Sample func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)
 	// Roots are offered to every server (roots/list).
 	Roots []*mcp.Root
+	// ListRoots, if set, answers a server's roots/list instead of Roots
+	// (mcpconn.Features.ListRoots); server is its configured name.
+	ListRoots func(ctx context.Context, server string) ([]*mcp.Root, error)
+	// WatchRoots, if set, gets each new session's way to tell its server
+	// the roots changed (mcpconn.Features.WatchRoots).
+	WatchRoots func(server string, notify func())
 	// RendersApps advertises the MCP Apps extension to every server
 	// (Options.RendersApps).
 	RendersApps bool

@@ -216,6 +216,12 @@ func startBench(b *testing.B, opts Options, srv config.Server) *Runtime {
 // median latency, the CPU this process spent per call and, with a server
 // process pid (not 0), the server's (see serverCPU).
 func measure(b *testing.B, pid int, call func(context.Context) error) {
+	measureWith(b, func() cpuMeter { return startCPU(pid) }, call)
+}
+
+// measureWith is measure with the CPU meter start returns, started just
+// before the timed loop.
+func measureWith(b *testing.B, start func() cpuMeter, call func(context.Context) error) {
 	ctx := context.Background()
 	for range 50 {
 		if err := call(ctx); err != nil {
@@ -224,7 +230,7 @@ func measure(b *testing.B, pid int, call func(context.Context) error) {
 	}
 	lat := make([]time.Duration, b.N)
 	b.ReportAllocs()
-	cpu := startCPU(pid)
+	cpu := start()
 	b.ResetTimer()
 	for i := range b.N {
 		t0 := time.Now()
@@ -244,6 +250,10 @@ func measure(b *testing.B, pid int, call func(context.Context) error) {
 type cpuMeter struct {
 	self, server time.Duration
 	pid          int
+	// gateway, when not 0, is a gateway process between this one and
+	// the server: cpu-ns/op then counts its CPU too (gatewayMeter).
+	gateway    int
+	gatewayCPU time.Duration
 }
 
 func startCPU(pid int) cpuMeter {
@@ -257,9 +267,20 @@ func startCPU(pid int) cpuMeter {
 	return m
 }
 
-// report reports cpu-ns/op and, if measured, server-cpu-ns/op.
+// report reports cpu-ns/op and, if measured, server-cpu-ns/op (and a
+// gateway's, see gatewayMeter).
 func (m cpuMeter) report(b *testing.B) {
-	b.ReportMetric(float64((cpuTime()-m.self).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	self := cpuTime() - m.self
+	if m.gateway != 0 {
+		gw, err := childCPU(m.gateway)
+		if err != nil {
+			b.Fatalf("the gateway's CPU: %v", err)
+		}
+		b.ReportMetric(float64((gw-m.gatewayCPU).Nanoseconds())/float64(b.N), "gateway-cpu-ns/op")
+		b.ReportMetric(float64(self.Nanoseconds())/float64(b.N), "client-cpu-ns/op")
+		self += gw - m.gatewayCPU
+	}
+	b.ReportMetric(float64(self.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	if m.pid == 0 {
 		return
 	}

@@ -39,3 +39,29 @@ func childCPU(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
+
+// childPIDs is the live children of process pid, from the parent field
+// of every /proc/PID/stat (a gateway's upstream servers).
+func childPIDs(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		i := bytes.LastIndexByte(raw, ')')
+		if i < 0 {
+			continue
+		}
+		// After the name: state (field 3), then the parent (4).
+		if f := bytes.Fields(raw[i+1:]); len(f) > 1 && string(f[1]) == strconv.Itoa(pid) {
+			pids = append(pids, child)
+		}
+	}
+	return pids
+}

@@ -81,12 +81,43 @@ func (f GatewayFilter) allows(name string) bool {
 // max_media_bytes is the runtime's capped one). A call the runtime cannot
 // make (server not ready, timeout, session lost) is an isError result
 // with the runtime's error text; an unknown or filtered tool is a
-// JSON-RPC error.
+// JSON-RPC error. Sampling, elicitation and roots a server asks during a
+// call go to the calling client when it declared the capability (see
+// forwarder for the routing and its limits), else to the Options
+// handlers.
+//
+// A client may subscribe to any resource the server serves
+// (resources/subscribe, or a subscriptions/listen stream): the server of
+// the resource is subscribed once however many clients hold the URI, each
+// of them gets its updates under the URI it subscribed with, and the
+// last unsubscribe or session end unsubscribes it; a client session holds
+// at most MaxGatewaySubscriptionsPerSession.
+//
+// With Options.ToolSearch on (deferred tool search), the server lists
+// what Runtime.ModelTools hands a model, the filter applied:
+// search_tools and the pinned tools the filter allows. Every other tool
+// the filter allows stays callable by its registry name (clients learn
+// of them from search_tools, whose answer is the runtime's own and never
+// holds a tool the filter leaves out), and list_changed is sent when
+// that listed set changes (a pinned tool added, changed or gone), not
+// for the other tools. search_tools itself is not subject to the filter.
+// The gateway follows the runtime's option; there is no per-server
+// override (a server of its own could not offer search_tools on a
+// runtime without the mode, nor pins of its own).
 //
 // It fails on a filter glob that does not parse, and with
 // ErrShuttingDown once Shutdown began. Each call builds a server of its
 // own (its own filter), all sharing the runtime's upstream sessions.
 func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Server, error) {
+	m, err := r.serveMirror(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.srv, nil
+}
+
+// serveMirror is MCPServer, answering the mirror (whose state tests read).
+func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirror, error) {
 	if err := opts.Tools.validate(); err != nil {
 		return nil, err
 	}
@@ -108,12 +139,19 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
-			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Completions: &mcp.CompletionCapabilities{},
 			Logging:     &mcp.LoggingCapabilities{},
 		},
-		CompletionHandler: m.complete,
+		CompletionHandler:  m.complete,
+		SubscribeHandler:   m.subscribe,
+		UnsubscribeHandler: m.unsubscribe,
+		// A client's roots may be what servers get (see forwarder).
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { r.fwd.rootsChanged() },
 	})
+	if r.opts.ToolSearch.Enabled {
+		m.srv.AddReceivingMiddleware(m.callUnlisted)
+	}
 	select {
 	case <-r.stopWatch:
 		return nil, fmt.Errorf("serving the registry: %w", ErrShuttingDown)
@@ -126,6 +164,10 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 	m.syncTools()
 	m.syncPrompts()
 	m.relistReady()
-	r.work.Go(func() { m.run(ctx, toolChanges, evs) })
-	return m.srv, nil
+	r.fwd.serve(m.srv)
+	r.work.Go(func() {
+		defer r.fwd.unserve(m.srv)
+		m.run(ctx, toolChanges, evs)
+	})
+	return m, nil
 }

@@ -23,7 +23,10 @@ type mirror struct {
 	opts   MCPServerOptions
 	logger *slog.Logger
 
-	tools   map[string]string // registry name -> the JSON of what was added
+	tools map[string]string // registry name -> the JSON of what was added
+	// served is the names in tools, published for callUnlisted (which
+	// runs on the SDK's goroutines).
+	served  atomic.Pointer[map[string]bool]
 	prompts map[string]string
 	// resources are each ready server's last listing; exposed what was
 	// added to srv under which URI (resource) or URI template.
@@ -40,6 +43,11 @@ type mirror struct {
 	// templates is who owns each template served (syncResources
 	// publishes it), for completions, which run on the SDK's goroutines.
 	templates atomic.Pointer[map[string]templateOwner]
+	// plainResources is the server of each resource served under its own
+	// URI (syncResources publishes it), for subscriptions.
+	plainResources atomic.Pointer[map[string]string]
+	// subs are the clients' resource subscriptions.
+	subs *gatewaySubs
 	// logs feeds forwardLogs; a line that finds it full is dropped.
 	logs chan events.ServerLog
 }
@@ -48,7 +56,7 @@ func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
 	return &mirror{rt: r, opts: opts, logs: make(chan events.ServerLog, gatewayLogBuffer), logger: opts.Logger.With("component", "gateway"),
 		tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]serverResources{}, exposed: map[string]string{},
 		reports: make(chan serverResources), done: make(chan struct{}), gen: map[string]uint64{},
-		inflight: map[string]bool{}, again: map[string]bool{}}
+		inflight: map[string]bool{}, again: map[string]bool{}, subs: newGatewaySubs(r)}
 }
 
 // run follows the registry (tools) and the event stream (prompts, server
@@ -70,6 +78,7 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 		}
 	}()
 	go m.forwardLogs(ctx)
+	go m.subs.forward(ctx, m.srv)
 	incoming := make(chan events.Event)
 	go func() {
 		for {
@@ -116,6 +125,8 @@ func (m *mirror) event(e events.Event) {
 		m.syncPrompts()
 	case events.ResourcesChanged:
 		m.relist(e.Server)
+	case events.ResourceUpdated:
+		m.subs.updated(e.Server, e.URI)
 	case events.ServerRemoved:
 		m.forget(e.Server)
 		m.syncPrompts()

@@ -202,7 +202,11 @@ func (m *mirror) syncResources() {
 	}
 	want := map[string]bool{}
 	owners := map[string]templateOwner{}
-	defer func() { m.templates.Store(&owners) }()
+	plain := map[string]string{} // URI served unprefixed -> its server
+	defer func() {
+		m.templates.Store(&owners)
+		m.plainResources.Store(&plain)
+	}()
 	for _, server := range sortedKeys(m.resources) {
 		l := m.resources[server]
 		for _, r := range l.resources {
@@ -212,6 +216,9 @@ func (m *mirror) syncResources() {
 				c.URI = GatewayURI(server, r.URI)
 			}
 			m.serve("r"+c.URI, &c, want, func() { m.srv.AddResource(&c, m.readResource(server, r.URI, prefixed)) })
+			if _, taken := plain[c.URI]; !taken && !prefixed && want["r"+c.URI] {
+				plain[c.URI] = server
+			}
 		}
 		for _, t := range l.templates {
 			c := *t

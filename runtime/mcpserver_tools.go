@@ -17,13 +17,14 @@ import (
 )
 
 // syncTools makes the server's tools the registry's that the filter
-// allows: what is new or changed is added (replacing), what went away is
-// removed, what stayed the same is left alone (so it sends no
+// allows (with tool search on, search_tools and the pinned tools only:
+// servedTools): what is new or changed is added (replacing), what went
+// away is removed, what stayed the same is left alone (so it sends no
 // list_changed).
 func (m *mirror) syncTools() {
 	want := map[string]bool{}
-	for _, t := range m.rt.registry.List() {
-		if !m.opts.Tools.allows(t.Name) {
+	for _, t := range m.servedTools() {
+		if !m.visible(t.Name) {
 			continue
 		}
 		mt, err := mcpTool(t)
@@ -36,7 +37,7 @@ func (m *mirror) syncTools() {
 		if m.tools[t.Name] == string(key) {
 			continue
 		}
-		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name)) }); err != nil {
+		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name, t.Server)) }); err != nil {
 			m.logger.Warn("not serving a tool the MCP server refused", "tool", t.Name, "error", err)
 			delete(want, t.Name)
 			continue
@@ -52,6 +53,44 @@ func (m *mirror) syncTools() {
 	}
 	if len(gone) > 0 {
 		m.srv.RemoveTools(gone...)
+	}
+	m.served.Store(&want)
+}
+
+// servedTools is what the server lists before the filter: every tool of
+// the registry, or with tool search on what the runtime hands a model
+// (Runtime.ModelTools: search_tools and the pinned tools).
+func (m *mirror) servedTools() []tools.Tool {
+	if m.rt.opts.ToolSearch.Enabled {
+		return m.rt.ModelTools()
+	}
+	return m.rt.registry.List()
+}
+
+// visible reports whether the server's clients may see and call the tool
+// registered as name: the filter decides, except for search_tools with
+// tool search on, which is the runtime's own and answers only tools the
+// filter allows.
+func (m *mirror) visible(name string) bool {
+	return (name == SearchToolName && m.rt.opts.ToolSearch.Enabled) || m.opts.Tools.allows(name)
+}
+
+// callUnlisted is the server's middleware with tool search on: a
+// tools/call of a tool the server does not list (the model found it with
+// search_tools) goes to the tool's handler as a listed one's does, where
+// the SDK would answer "unknown tool". The filter still decides, and the
+// runtime answers an unknown name.
+func (m *mirror) callUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && call.Params != nil {
+			if served := m.served.Load(); served == nil || !(*served)[call.Params.Name] {
+				// The server is the registry's (an unknown name has none:
+				// the runtime answers it, with nothing to forward).
+				t, _ := m.rt.registry.Get(call.Params.Name)
+				return m.callTool(call.Params.Name, t.Server)(ctx, call)
+			}
+		}
+		return next(ctx, method, req)
 	}
 }
 
@@ -105,13 +144,19 @@ func mcpIcons(in []tools.Icon) []mcp.Icon {
 	return out
 }
 
-// callTool is the handler of the tool registered as name.
-func (m *mirror) callTool(name string) mcp.ToolHandler {
+// callTool is the handler of the tool registered as name, of server.
+func (m *mirror) callTool(name, server string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if !m.opts.Tools.allows(name) {
+		if !m.visible(name) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 		}
+		if name == SearchToolName && len(m.opts.Tools.Allow)+len(m.opts.Tools.Deny) > 0 {
+			ctx = withSearchHidden(ctx, func(t tools.Tool) bool { return !m.opts.Tools.allows(t.Name) })
+		}
 		ctx, pass := binding.WithPassthrough(ctx)
+		// What the server asks during the call may go to this client.
+		ctx, done := m.rt.fwd.begin(ctx, server, req.Session)
+		defer done()
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			session := req.Session
 			ctx = tools.WithProgress(ctx, func(p tools.Progress) {

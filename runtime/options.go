@@ -110,10 +110,13 @@ type Options struct {
 	// tools of its own (SamplingRequest.Tools) and get tool uses back
 	// (SamplingResult.ToolUses); a Sample that ignores them answers with
 	// text. Default: the server gets a JSON-RPC error saying sampling is
-	// not configured, at once.
+	// not configured, at once. Elicit, Sample and Roots answer what no
+	// gateway client answers instead (MCPServer: a client that declared
+	// the capability gets the requests its calls cause).
 	Sample func(ctx context.Context, req SamplingRequest) (SamplingResult, error)
 	// ServerRequests limit the sampling and elicitation requests each
-	// server may send to Sample and Elicit: 2 at once, 256 KiB of params,
+	// server may send to Sample and Elicit, or to a gateway client (and
+	// the roots/list passed to one): 2 at once, 256 KiB of params,
 	// 128 tools offered per sampling request, 10 a minute with a burst of
 	// 3, per server and kind (the zero value; see ServerRequestLimits).
 	ServerRequests ServerRequestLimits

@@ -62,6 +62,7 @@ type Runtime struct {
 	tel      *telemetry.Telemetry // spans and metrics; nil without a provider (see telemetry.go)
 	procs    *procs.Tracker
 	gate     *requestGate // the limits of the requests servers send
+	fwd      *forwarder   // routes those requests to gateway clients
 	system   *actor.ActorSystem
 	manager  *actor.PID
 	work     sync.WaitGroup
@@ -187,8 +188,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	)
 	r.gate = newRequestGate(opts.ServerRequests, r.bus, opts.clock)
 	gate := r.gate
-	sample := guard(gate, "sampling/createMessage", func(req *mcp.CreateMessageWithToolsRequest) any { return req.Params }, sampler(opts.Sample))
-	elicit := guard(gate, "elicitation/create", func(req *mcp.ElicitRequest) any { return req.Params }, elicitor(opts.Elicit))
+	r.fwd = newForwarder()
+	fwd := r.fwd
+	sample := fwd.sampling(gate, sampler(opts.Sample))
+	elicit := fwd.elicitation(gate, elicitor(opts.Elicit))
 	deps := &actors.Deps{
 		Logger:       opts.Logger,
 		Registry:     r.registry,
@@ -213,7 +216,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Config:       &r.config,
 		Procs:        r.procs,
 		Propagator:   r.tel.Propagator(),
-		Gone:         func(name string) { gate.forget(name); r.subs.serverGone(name) },
+		Gone:         func(name string) { gate.forget(name); fwd.forget(name); r.subs.serverGone(name) },
 		Freed:        func(name string) { gate.freed(name); r.subs.freed(name) },
 		Clock:        opts.clock,
 	}
@@ -221,6 +224,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	deps.LookupEnv = opts.LookupEnv
 	deps.KeepAlive = opts.keepAlive()
 	deps.Subscriptions = r.subs.of
+	deps.ListRoots = fwd.roots(gate, opts.roots())
+	deps.WatchRoots = fwd.watchRoots
 	ready := make(chan struct{})
 	onReady := sync.OnceFunc(func() { close(ready) })
 	props := manager.Props(manager.Options{Deps: deps, Store: r.store, File: file, Ready: onReady, Done: r.managerDone,

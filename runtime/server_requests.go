@@ -35,8 +35,10 @@ import (
 // counted, until its processes are gone.
 //
 // The zero value means the defaults; a negative field turns its limit off.
-// The limits apply only to a callback the host set: without one, requests
-// are answered at once (an error, a decline) and cost nothing.
+// The limits apply only to a callback the host set, or to a gateway
+// client asked instead (MCPServer; with roots/list as a kind of its own):
+// without either, requests are answered at once (an error, a decline)
+// and cost nothing.
 type ServerRequestLimits struct {
 	// MaxConcurrent is how many requests of one kind from one server the
 	// host's callback handles at once. Default 2.

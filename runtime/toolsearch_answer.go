@@ -41,7 +41,17 @@ type searchAnswerTool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
-func (r *Runtime) runSearchTool(_ context.Context, args any) (tools.Result, error) {
+// searchHideKey is the context key of withSearchHidden.
+type searchHideKey struct{}
+
+// withSearchHidden makes a search_tools call under ctx leave out the
+// tools hide reports (the gateway's filter: a client never learns of a
+// tool it may not call), as it leaves out the pinned ones.
+func withSearchHidden(ctx context.Context, hide func(tools.Tool) bool) context.Context {
+	return context.WithValue(ctx, searchHideKey{}, hide)
+}
+
+func (r *Runtime) runSearchTool(ctx context.Context, args any) (tools.Result, error) {
 	var in struct {
 		Query *string `json:"query"`
 		Limit *int    `json:"limit"`
@@ -63,8 +73,17 @@ func (r *Runtime) runSearchTool(_ context.Context, args any) (tools.Result, erro
 	// The pinned tools are in the model's list already (search_tools'
 	// description says the answer holds the others): ask for as many
 	// more as there are pins, and leave them out.
-	pinned := len(r.ModelTools()) - 1
-	matches := r.searchCurrent(*in.Query, limit, pinned, func(t tools.Tool) bool { return r.opts.ToolSearch.pins(t.Name) })
+	// Hidden tools (withSearchHidden) take matches too: ask for a bounded
+	// number more (the index ranks every tool anyway; the extra matches
+	// only cost their copies), so that only a filter hiding hundreds of
+	// the best matches shortens the answer.
+	extra := len(r.ModelTools()) - 1
+	skip := func(t tools.Tool) bool { return r.opts.ToolSearch.pins(t.Name) }
+	if hide, _ := ctx.Value(searchHideKey{}).(func(tools.Tool) bool); hide != nil {
+		extra += 4 * MaxSearchLimit
+		skip = func(t tools.Tool) bool { return r.opts.ToolSearch.pins(t.Name) || hide(t) }
+	}
+	matches := r.searchCurrent(*in.Query, limit, extra, skip)
 	text := answerText(matches)
 	return tools.Result{Content: []tools.Content{{Type: tools.ContentText, Text: string(text)}}}, nil
 }

@@ -180,6 +180,12 @@ func (a *Actor) features(c actor.Context) mcpconn.Features {
 	if subs := a.deps.Subscriptions; subs != nil {
 		f.Subscriptions = subs(name)
 	}
+	if list := a.deps.ListRoots; list != nil {
+		f.ListRoots = func(ctx context.Context) ([]*mcp.Root, error) { return list(ctx, name) }
+	}
+	if watch := a.deps.WatchRoots; watch != nil {
+		f.WatchRoots = func(notify func()) { watch(name, notify) }
+	}
 	if elicit := a.deps.Elicit; elicit != nil {
 		f.Elicit = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return elicit(ctx, name, req)

@@ -29,11 +29,17 @@ func runGateway(args []string) int {
 	allow := fs.String("allow", "", "comma-separated registry-name globs of the tools clients may see and call (default: all)")
 	deny := fs.String("deny", "", "comma-separated registry-name globs of the tools clients may not see or call (deny wins)")
 	startup := fs.Int("startup-concurrency", 4, "how many servers may connect at once during startup (runtime.Options.StartupConcurrency)")
+	toolSearch := fs.Bool("tool-search", false, "deferred tool mode: clients see search_tools plus the pinned tools and call the others by name (runtime.Options.ToolSearch)")
+	pin := fs.String("pin", "", "comma-separated registry names or globs of the tools -tool-search lists beside search_tools")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *stateDir == "" {
 		fmt.Fprintln(os.Stderr, "demo gateway: -state-dir is required")
+		return 2
+	}
+	if *pin != "" && !*toolSearch {
+		fmt.Fprintln(os.Stderr, "demo gateway: -pin needs -tool-search (without it clients see every tool)")
 		return 2
 	}
 	level := slog.LevelInfo
@@ -45,7 +51,8 @@ func runGateway(args []string) int {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
 
-	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: *stateDir, Logger: logger, Subreaper: true, StartupConcurrency: *startup})
+	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: *stateDir, Logger: logger, Subreaper: true, StartupConcurrency: *startup,
+		ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)}})
 	if err != nil {
 		logger.Error("starting runtime", "error", err)
 		return 1

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/internal/testutil"
 )
@@ -100,5 +102,42 @@ func TestRunToolSearchBadFlags(t *testing.T) {
 	out, err = demoCommand("run", "-state-dir", t.TempDir(), "-listen", "127.0.0.1:0", "-tool-search", "-pin", "ex__[").CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), `Pinned[0] \"ex__[\"`) {
 		t.Errorf("demo run -tool-search -pin with a bad glob: %v\n%s", err, out)
+	}
+}
+
+// demo gateway -tool-search -pin GLOB lists search_tools and the pinned
+// tools to its client, which finds and calls the others by name.
+func TestGatewayToolSearchFlag(t *testing.T) {
+	cmd := demoCommand("gateway", "-state-dir", gatewayDir(t), "-tool-search", "-pin", "ex__echo")
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	g := connectClient(t, &mcp.CommandTransport{Command: cmd})
+	defer g.Close()
+	g.awaitTool(t, "ex__echo", logs)
+	res, err := g.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if want := []string{"ex__echo", "search_tools"}; !slices.Equal(names, want) {
+		t.Errorf("demo gateway -tool-search -pin ex__echo lists %v, want %v", names, want)
+	}
+	var answer string
+	if !testutil.Within(30*time.Second, func() bool {
+		out, err := g.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "pause for some milliseconds"}})
+		if err != nil || len(out.Content) == 0 {
+			t.Fatalf("search_tools through demo gateway: %+v, %v", out, err)
+		}
+		answer = out.Content[0].(*mcp.TextContent).Text
+		return strings.Contains(answer, `"ex__sleep"`)
+	}) {
+		t.Errorf("search_tools for a pause does not name ex__sleep: %s", answer)
+	}
+	out, err := g.CallTool(t.Context(), &mcp.CallToolParams{Name: "ex__sleep", Arguments: map[string]any{"ms": 1}})
+	if err != nil || out.IsError {
+		t.Errorf("ex__sleep, unlisted, called by name through demo gateway: %+v, %v", out, err)
 	}
 }

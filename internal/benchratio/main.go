@@ -14,7 +14,9 @@
 // and Benchmark<X>/<transport>/runtime, and likewise .../alone and
 // .../subscribed (the same runtime without and with a subscriber that
 // never reads), and .../runtime with .../noop and .../sdk (the same call
-// with OpenTelemetry's no-op providers and with the SDK recording). A
+// with OpenTelemetry's no-op providers and with the SDK recording), and
+// .../direct with .../gateway (a call through the gateway; its p50 is held
+// to a difference, see ratioTarget). A
 // benchmark with a target (targets.go) is printed with
 // its medians beside the target and whether it was met.
 //
@@ -52,7 +54,7 @@ type samples map[string]map[string][]float64
 // that one; against "direct" (a bare client) it is then printed with no
 // target, as what the features the runtime advertises cost on top.
 func pairs() [][2]string {
-	return [][2]string{{"same", "runtime"}, {"direct", "runtime"}, {"alone", "subscribed"}, {"runtime", "noop"}, {"runtime", "sdk"}}
+	return [][2]string{{"same", "runtime"}, {"direct", "runtime"}, {"alone", "subscribed"}, {"runtime", "noop"}, {"runtime", "sdk"}, {"direct", "gateway"}}
 }
 
 // bareHeading follows the base name of a runtime/direct pair printed
@@ -82,7 +84,7 @@ func run(in io.Reader, out io.Writer) error {
 			if !ok || base == "" || baseline == nil {
 				continue
 			}
-			heading, goals := base, ratioGoals(base)
+			heading, goals := base, ratioGoals(base, pair)
 			if _, same := s[base+"/same"]; same && pair[0] == "direct" {
 				heading, goals = base+bareHeading, nil
 			}
@@ -97,7 +99,8 @@ func run(in io.Reader, out io.Writer) error {
 	for _, rt := range ratioTargets() {
 		if !judged[rt.base] {
 			judged[rt.base] = true
-			printPair(out, rt.base, [2]string{"same", "runtime"}, s[rt.base+"/same"], s[rt.base+"/runtime"], ratioGoals(rt.base), &t)
+			pair := rt.sides()
+			printPair(out, rt.base, pair, s[rt.base+"/"+pair[0]], s[rt.base+"/"+pair[1]], ratioGoals(rt.base, pair), &t)
 		}
 	}
 	printTargets(out, s, order, &t)
@@ -159,8 +162,11 @@ func readSamples(in io.Reader) (samples, []string, error) {
 // printPair prints one pair under heading: per metric, both medians
 // ("-" for a side without the metric), their ratio, the spread of the
 // per-run ratios, and the target and its verdict if goals has one for
-// the metric, counted in t.
-func printPair(out io.Writer, heading string, pair [2]string, direct, other map[string][]float64, goals map[string]float64, t *tally) {
+// the metric, counted in t. A target on the difference (goal.diff)
+// prints the difference of the medians and the spread of the per-run
+// differences in place of the ratio and its spread, signed ("+750000",
+// "+700000–+800000"), and its bound as "≤+300000".
+func printPair(out io.Writer, heading string, pair [2]string, direct, other map[string][]float64, goals map[string]goal, t *tally) {
 	fmt.Fprintf(out, "\n%s (median of runs)\n", heading)
 	fmt.Fprintf(out, "  %-16s %14s %14s %8s %15s %s\n", "metric", pair[0], pair[1], "ratio", "spread", "target")
 	units := make([]string, 0, len(other))
@@ -175,26 +181,41 @@ func printPair(out io.Writer, heading string, pair [2]string, direct, other map[
 	slices.Sort(units)
 	for _, u := range units {
 		d, r := median(direct[u]), median(other[u])
+		g, targeted := goals[u]
 		ratio, spread := "-", "-"
-		if d > 0 && len(other[u]) > 0 {
-			ratio = fmt.Sprintf("%.3fx", r/d)
-		}
-		if lo, hi, ok := ratioSpread(direct[u], other[u]); ok {
-			spread = fmt.Sprintf("%.3f–%.3fx", lo, hi)
+		switch {
+		case g.diff:
+			if len(direct[u]) > 0 && len(other[u]) > 0 {
+				ratio = fmt.Sprintf("%+.0f", r-d)
+			}
+			if lo, hi, ok := diffSpread(direct[u], other[u]); ok {
+				spread = fmt.Sprintf("%+.0f–%+.0f", lo, hi)
+			}
+		default:
+			if d > 0 && len(other[u]) > 0 {
+				ratio = fmt.Sprintf("%.3fx", r/d)
+			}
+			if lo, hi, ok := ratioSpread(direct[u], other[u]); ok {
+				spread = fmt.Sprintf("%.3f–%.3fx", lo, hi)
+			}
 		}
 		line := fmt.Sprintf("  %-16s %14s %14s %8s %15s", u, cell(direct[u]), cell(other[u]), ratio, spread)
-		if bound, ok := goals[u]; ok {
+		if targeted {
 			var v verdict
 			switch {
 			case len(direct[u]) == 0 || len(other[u]) == 0:
 				v = missing
 			case !valid(direct[u]) || !valid(other[u]):
 				v = invalid
-			case r/d > bound:
+			case g.diff && r-d > g.bound, !g.diff && r/d > g.bound:
 				v = missed
 			}
 			t.add(v)
-			line += fmt.Sprintf(" ≤%.3f %s", bound, v)
+			if g.diff {
+				line += fmt.Sprintf(" ≤%+.0f %s", g.bound, v)
+			} else {
+				line += fmt.Sprintf(" ≤%.3f %s", g.bound, v)
+			}
 		}
 		fmt.Fprintln(out, line)
 	}
@@ -216,6 +237,22 @@ func ratioSpread(direct, other []float64) (lo, hi float64, ok bool) {
 			continue
 		}
 		q := other[i] / direct[i]
+		if !ok || q < lo {
+			lo = q
+		}
+		if !ok || q > hi {
+			hi = q
+		}
+		ok = true
+	}
+	return lo, hi, ok
+}
+
+// diffSpread is the lowest and highest of other[i] − direct[i] over the
+// runs both sides have.
+func diffSpread(direct, other []float64) (lo, hi float64, ok bool) {
+	for i := range min(len(direct), len(other)) {
+		q := other[i] - direct[i]
 		if !ok || q < lo {
 			lo = q
 		}

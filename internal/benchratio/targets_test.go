@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -157,29 +158,153 @@ func TestRunInvalid(t *testing.T) {
 func TestRunMissedPasses(t *testing.T) {
 	var in strings.Builder
 	in.WriteString(header)
+	written := map[string]bool{}
 	for _, rt := range ratioTargets() {
-		for _, side := range []string{"same", "runtime"} {
-			v := "100"
-			if side == "runtime" {
-				v = "200" // 2×: every ratio target missed
+		for i, side := range rt.sides() {
+			if written[rt.base+"/"+side] {
+				continue
+			}
+			written[rt.base+"/"+side] = true
+			v := "1000000"
+			if i == 1 {
+				v = "2500000" // 2.5× and 1.5 ms more: every ratio and difference target missed
 			}
 			fmt.Fprintf(&in, "%s/%s-2 \t 100\t %s ns/op\t %s cpu-ns/op\t %s p50-ns\t %s allocs/op\n", rt.base, side, v, v, v, v)
 		}
 	}
 	for _, tg := range targets() {
-		fmt.Fprintf(&in, "%s-2 \t 1\t 5 ns/op\t 5000 %s\n", tg.bench, tg.metric)
+		if tg.metric != "" {
+			fmt.Fprintf(&in, "%s-2 \t 1\t 5 ns/op\t 5000 %s\n", tg.bench, tg.metric)
+		}
 	}
 	in.WriteString(footer)
 	var out bytes.Buffer
 	if err := run(strings.NewReader(in.String()), &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
-	// 5000 is above every bound, and top5-heldout-%'s floor.
-	missed := len(ratioTargets()) + len(targets()) - 1
+	// 5000 is above every bound of targets(), and top5-heldout-%'s floor.
+	missed := len(ratioTargets()) + judged() - 1
 	if want := fmt.Sprintf("\n1 targets met, %d missed, 0 missing, 0 invalid\n", missed); !strings.HasSuffix(out.String(), want) {
 		t.Errorf("report does not end with %q:\n%s", want, out.String())
 	}
 	if strings.Contains(out.String(), "MISSING") || strings.Contains(out.String(), "INVALID") {
 		t.Errorf("report has MISSING or INVALID:\n%s", out.String())
+	}
+}
+
+// The gateway's call pair: its p50 is held to a difference (gateway −
+// direct, at most 0.3 ms), its CPU to a ratio (at most 2×); the other
+// metrics print their ratios with no target.
+func TestRunGatewayPair(t *testing.T) {
+	line := func(side string, p50, cpu float64) string {
+		return fmt.Sprintf("BenchmarkGatewayCall/stdio/%s-2 \t 3000\t 1000 ns/op\t %.0f cpu-ns/op\t %.0f p50-ns\n", side, cpu, p50)
+	}
+	for _, tc := range []struct {
+		name, in string
+		want     []row
+		summary  string
+	}{
+		{
+			name: "both met, the runs rotated",
+			in: line("direct", 500_000, 300_000) + line("gateway", 700_000, 500_000) +
+				line("gateway#01", 750_000, 650_000) + line("direct#01", 480_000, 320_000) +
+				line("direct#02", 520_000, 310_000) + line("gateway#02", 900_000, 600_000),
+			want: []row{
+				{"cpu-ns/op", "310000", "600000", "1.935x", "1.667–2.031x", "≤2.000 met"},
+				{"ns/op", "1000", "1000", "1.000x", "1.000–1.000x", ""},
+				{"p50-ns", "500000", "750000", "+250000", "+200000–+380000", "≤+300000 met"},
+			},
+			summary: "2 targets met, 0 missed, 0 missing",
+		},
+		{
+			name: "both missed",
+			in:   line("direct", 500_000, 300_000) + line("gateway", 900_000, 700_000),
+			want: []row{
+				{"cpu-ns/op", "300000", "700000", "2.333x", "2.333–2.333x", "≤2.000 MISSED"},
+				{"ns/op", "1000", "1000", "1.000x", "1.000–1.000x", ""},
+				{"p50-ns", "500000", "900000", "+400000", "+400000–+400000", "≤+300000 MISSED"},
+			},
+			summary: "0 targets met, 2 missed, 0 missing",
+		},
+		{
+			name: "a gateway faster than direct is met, not INVALID",
+			in:   line("direct", 500_000, 300_000) + line("gateway", 400_000, 300_000),
+			want: []row{
+				{"cpu-ns/op", "300000", "300000", "1.000x", "1.000–1.000x", "≤2.000 met"},
+				{"ns/op", "1000", "1000", "1.000x", "1.000–1.000x", ""},
+				{"p50-ns", "500000", "400000", "-100000", "-100000–-100000", "≤+300000 met"},
+			},
+			summary: "2 targets met, 0 missed, 0 missing",
+		},
+		{
+			name: "the gateway side failed",
+			in:   line("direct", 500_000, 300_000),
+			want: []row{
+				{"cpu-ns/op", "300000", "-", "-", "-", "≤2.000 MISSING"},
+				{"p50-ns", "500000", "-", "-", "-", "≤+300000 MISSING"},
+			},
+			summary: "0 targets met, 0 missed, 2 missing",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := report(t, header+tc.in+footer)
+			i := slices.IndexFunc(parse(t, out), func(b block) bool { return b.base == "BenchmarkGatewayCall/stdio" })
+			if i < 0 || !slices.Equal(parse(t, out)[i].rows, tc.want) {
+				t.Errorf("report:\n%s\nwant rows %+v", out, tc.want)
+			}
+			// The other targets are MISSING here: count the gateway's alone.
+			if !strings.Contains(out, "\nBenchmarkGatewayCall/stdio (median of runs)\n") {
+				t.Errorf("report lacks the gateway pair:\n%s", out)
+			}
+			var tl tally
+			for _, b := range parse(t, out) {
+				if b.base != "BenchmarkGatewayCall/stdio" {
+					continue
+				}
+				for _, r := range b.rows {
+					switch {
+					case strings.HasSuffix(r.goal, " met"):
+						tl.met++
+					case strings.HasSuffix(r.goal, " MISSED"):
+						tl.missed++
+					case strings.HasSuffix(r.goal, " MISSING"):
+						tl.missing++
+					}
+				}
+			}
+			if got := tl.String(); !strings.HasPrefix(got, tc.summary) {
+				t.Errorf("gateway verdicts %q, want %q", got, tc.summary)
+			}
+		})
+	}
+}
+
+// judged is how many of targets() get a verdict (those with a metric).
+func judged() int {
+	n := 0
+	for _, tg := range targets() {
+		if tg.metric != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// A benchmark listed with no metric is printed under its heading, with
+// no verdict, and is not MISSING when absent.
+func TestRunHeadingOnly(t *testing.T) {
+	in := header + "BenchmarkGatewayClients/converged-2 \t 30\t 107404984 ns/op\t 192.0 max-ms\t 88.48 p50-ms\n" + footer
+	out := report(t, in)
+	for _, w := range []string{
+		"BenchmarkGatewayClients/converged (median of runs): 100 clients of one gateway: a registry change to the last one listing the new tools, ms (X4; no target)\n",
+		"  max-ms                  192\n",
+		"  p50-ms               88.480\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q:\n%s", w, out)
+		}
+	}
+	if want := fmt.Sprintf(" %d missing, 0 invalid\n", len(ratioTargets())+judged()); !strings.HasSuffix(out, want) {
+		t.Errorf("report does not end with %q:\n%s", want, out)
 	}
 }

@@ -65,6 +65,7 @@ func mainWith(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr 
 	fs.BoolVar(&opts.UpdateTool, "update-tool", false, "register the update tool, which changes a note demo://notes/{id} and tells the clients subscribed to it")
 	fs.BoolVar(&opts.LeakTool, "leak-tool", false, "register the leak tool, which quotes environment variables and request headers in errors and on stderr")
 	fs.BoolVar(&opts.FaultTools, "fault-tools", false, "register the fault tools: huge (one answer of any size) and ask (floods the client with sampling or elicitation requests)")
+	fs.BoolVar(&opts.ClientTools, "client-tools", false, "register the client tools: elicit and roots ask the client during the call and answer with what it said")
 	fs.BoolVar(&opts.ResultTools, "result-tools", false, "register the result tools: structured, structured_broken, structured_missing, structured_failing, remote_ref, audio and annotated")
 	fs.BoolVar(&opts.IconFlood, "icon-flood", false, "register the icons tool and prompt, with too many icons: a 1 MiB data: URI and a URL quoting $"+IconTokenEnv)
 	fs.BoolVar(&opts.SizedTools, "sized-tools", false, "register the sized tool, which answers with text, images, audio and structured content of the sizes asked for")

@@ -51,6 +51,10 @@ type Options struct {
 	// a flood of sampling or elicitation requests to the client. Off by
 	// default, like ChangeTool.
 	FaultTools bool
+	// ClientTools registers the client tools: elicit and roots ask the
+	// client during the call and answer with what it said; the server
+	// writes [RootsChangedLine] to stderr on each roots list_changed.
+	ClientTools bool
 	// ResultTools registers the result tools: structured content that
 	// matches its output schema and some that does not, an output schema
 	// with a remote $ref, audio, annotations and resource links (see the

@@ -23,7 +23,7 @@ const instructions = "Example server for mcpvisor demos and tests. " +
 // and benchmarks).
 //
 // Of the options only Name, ChangeTool, UpdateTool, LeakTool, FaultTools,
-// ResultTools, IconFlood, SizedTools, FreezeTool, ProgressTools, Protocol, InstructionsFile, PanicOnTool and Stderr apply
+// ClientTools, ResultTools, IconFlood, SizedTools, FreezeTool, ProgressTools, Protocol, InstructionsFile, PanicOnTool and Stderr apply
 // here; the others concern the process or the
 // stream and are handled by [Run].
 func NewServer(opts Options) *mcp.Server {
@@ -55,6 +55,9 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 	if opts.FaultTools {
 		addFaultTools(srv)
 	}
+	if opts.ClientTools {
+		addClientTools(srv)
+	}
 	if opts.ResultTools {
 		addResultTools(srv)
 	}
@@ -84,6 +87,9 @@ func newServer(opts Options, stderr *lockedWriter) *mcp.Server {
 func serverOptions(opts Options, stderr *lockedWriter) *mcp.ServerOptions {
 	so := &mcp.ServerOptions{Instructions: instructionsOf(opts, stderr)}
 	subscribable(so)
+	if opts.ClientTools {
+		so.RootsListChangedHandler = rootsChanged(stderr)
+	}
 	if opts.Protocol != "" {
 		so.SupportedProtocolVersions = []string{opts.Protocol}
 	}

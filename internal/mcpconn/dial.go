@@ -284,6 +284,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	if len(opts.Features.Roots) > 0 {
 		client.AddRoots(opts.Features.Roots...)
 	}
+	if opts.Features.ListRoots != nil {
+		client.AddReceivingMiddleware(rootsMiddleware(opts.Features.ListRoots))
+	}
 	results := make(chan dialResult, 1)
 	opts.Go(func() {
 		// A pinned protocol_version is the version asked for; empty asks
@@ -295,6 +298,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		}
 		if err == nil {
 			enableServerLogs(ctx, cs, logger)
+			if watch := opts.Features.WatchRoots; watch != nil && cs.InitializeResult().ProtocolVersion < noRootsChangedProtocol {
+				watch(func() { notifyRootsChanged(client, opts.Features.Roots) })
+			}
 		}
 		results <- dialResult{cs: cs, tools: list, err: err}
 	})

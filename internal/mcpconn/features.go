@@ -34,6 +34,15 @@ type Features struct {
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Roots are the roots the server may ask for with roots/list.
 	Roots []*mcp.Root
+	// ListRoots, if set, answers the server's roots/list requests instead
+	// of Roots (which then only answer a multi round-trip's roots input,
+	// which the SDK fulfils without a hook). A gateway uses it to pass the
+	// question to its client.
+	ListRoots func(ctx context.Context) ([]*mcp.Root, error)
+	// WatchRoots, if set, is given, once a session before protocol
+	// 2026-07-28 is up, a function that sends it
+	// notifications/roots/list_changed (the later protocol has none).
+	WatchRoots func(notify func())
 	// RendersApps advertises the MCP Apps extension (tools.AppsExtension)
 	// with its HTML MIME type: the host can render ui:// resources, so
 	// servers may send their tools' UIs. Off: servers hide them.
@@ -48,9 +57,9 @@ type Features struct {
 	Subscriptions Subscriptions
 }
 
-// errNoSampling is what a server asking for sampling gets when the host has
+// ErrNoSampling is what a server asking for sampling gets when the host has
 // no model callback: an answer, never a hang.
-var errNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sampling is not configured in this MCP host"}
+var ErrNoSampling = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sampling is not configured in this MCP host"}
 
 // clientOptions builds the SDK client options: the host's features, the
 // server's log notifications to emit, progress to per-call
@@ -61,7 +70,7 @@ func clientOptions(f Features, name string, emit func(events.Event), updates *up
 		// Advertised anyway, so a server can tell "not configured" from
 		// "not supported" and a sampling tool fails with a clear message.
 		sample = func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-			return nil, errNoSampling
+			return nil, ErrNoSampling
 		}
 	}
 	notify := func(list string) {
@@ -179,4 +188,48 @@ func enableServerLogs(ctx context.Context, cs *mcp.ClientSession, logger *slog.L
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: serverLogLevel}); err != nil {
 		logger.Debug("the server refused a log level", "error", err)
 	}
+}
+
+// rootsMiddleware answers roots/list with list (Features.ListRoots).
+func rootsMiddleware(list func(context.Context) ([]*mcp.Root, error)) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "roots/list" {
+				return next(ctx, method, req)
+			}
+			roots, err := list(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if roots == nil {
+				roots = []*mcp.Root{} // never JSON null
+			}
+			return &mcp.ListRootsResult{Roots: roots}, nil
+		}
+	}
+}
+
+// noRootsChangedProtocol is the first protocol version without
+// notifications/roots/list_changed (a server refuses it).
+const noRootsChangedProtocol = "2026-07-28"
+
+// rootsChangedMarker is the root notifyRootsChanged adds and removes at
+// once when the client has none: the SDK sends roots/list_changed only
+// from AddRoots and RemoveRoots.
+var rootsChangedMarker = &mcp.Root{URI: "mcpvisor:roots-changed"}
+
+// notifyRootsChanged makes client send its sessions
+// notifications/roots/list_changed: re-adding a root it has changes
+// nothing and notifies; a client without roots adds and removes the
+// marker (two notifications). No server sees the marker: WatchRoots is
+// only for sessions before 2026-07-28, whose roots/list Features.ListRoots
+// answers; the client's own list answers only multi round-trips, which
+// are 2026-07-28's.
+func notifyRootsChanged(client *mcp.Client, roots []*mcp.Root) {
+	if len(roots) > 0 {
+		client.AddRoots(roots[0])
+		return
+	}
+	client.AddRoots(rootsChangedMarker)
+	client.RemoveRoots(rootsChangedMarker.URI)
 }

@@ -1,0 +1,237 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
+)
+
+// The handlers the upstream sessions get for sampling, elicitation and
+// roots: each asks the gateway client the forwarder routes to, else the
+// Options handler (local). The ServerRequests limits apply to a request
+// passed to a gateway client exactly as to one passed to Options: the
+// same per-server, per-kind counters and buckets, checked before the
+// client is asked. A client's answer is bounded as the request is (its
+// JSON at most ServerRequests.MaxBytes) and checked as the runtime checks
+// the host's own answers, and the wait for it ends with the gateway call
+// it belongs to.
+
+// The methods of the requests a server asks its client.
+const (
+	methodSampling = "sampling/createMessage"
+	methodElicit   = "elicitation/create"
+	methodRoots    = "roots/list"
+)
+
+func samplingParams(req *mcp.CreateMessageWithToolsRequest) any { return req.Params }
+func elicitParams(req *mcp.ElicitRequest) any                   { return req.Params }
+
+// sampling is the upstream sessions' sampling handler; local is
+// Options.Sample adapted (nil: none).
+func (f *forwarder) sampling(g *requestGate, local func(context.Context, string, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)) func(context.Context, string, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+	local = guard(g, methodSampling, samplingParams, local)
+	return func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+		withTools := req.Params != nil && len(req.Params.Tools) > 0
+		ss, call := f.route(ctx, server, func(ss *mcp.ServerSession) bool {
+			c := clientCaps(ss)
+			return c != nil && c.Sampling != nil && (!withTools || c.Sampling.Tools != nil)
+		})
+		if ss == nil {
+			if local == nil {
+				return nil, mcpconn.ErrNoSampling
+			}
+			return local(ctx, server, req)
+		}
+		ask := func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			// What the host's sampler would refuse is refused before the
+			// client is asked, and its answer is checked against it.
+			in, err := samplingRequest(server, req.Params)
+			if err != nil {
+				return nil, err
+			}
+			ctx, cancel := within(ctx, call)
+			defer cancel()
+			res, err := ss.CreateMessageWithTools(ctx, req.Params)
+			if err != nil {
+				return nil, clientError(ctx, err)
+			}
+			return res, checkSampling(in, res, g.limits.MaxBytes)
+		}
+		return guard(g, methodSampling, samplingParams, ask)(ctx, server, req)
+	}
+}
+
+// elicitation is the upstream sessions' elicitation handler; local is
+// Options.Elicit adapted (nil: every request is declined).
+func (f *forwarder) elicitation(g *requestGate, local func(context.Context, string, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) func(context.Context, string, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	local = guard(g, methodElicit, elicitParams, local)
+	return func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		url := req.Params != nil && (req.Params.Mode == "url" || req.Params.Mode == "" && req.Params.URL != "")
+		ss, call := f.route(ctx, server, func(ss *mcp.ServerSession) bool {
+			c := clientCaps(ss)
+			if c == nil || c.Elicitation == nil {
+				return false
+			}
+			if url {
+				return c.Elicitation.URL != nil
+			}
+			// Neither mode said is form, as before 2025-11-25.
+			return c.Elicitation.Form != nil || c.Elicitation.URL == nil
+		})
+		if ss == nil {
+			if local == nil {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			return local(ctx, server, req)
+		}
+		ask := func(ctx context.Context, _ string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params == nil {
+				return nil, errors.New("elicitation request without parameters")
+			}
+			ctx, cancel := within(ctx, call)
+			defer cancel()
+			res, err := ss.Elicit(ctx, req.Params)
+			if err != nil {
+				return nil, clientError(ctx, err)
+			}
+			return checkElicit(res, g.limits.MaxBytes)
+		}
+		return guard(g, methodElicit, elicitParams, ask)(ctx, server, req)
+	}
+}
+
+// roots is the upstream sessions' roots/list handler: the routed gateway
+// client's roots, else static (Options.Roots). Asking the client counts
+// against the server's limits (kind roots/list); a request over them gets
+// static instead, so a server re-listing in a loop floods no client.
+func (f *forwarder) roots(g *requestGate, static []*mcp.Root) func(context.Context, string) ([]*mcp.Root, error) {
+	return func(ctx context.Context, server string) ([]*mcp.Root, error) {
+		ss, call := f.route(ctx, server, func(ss *mcp.ServerSession) bool {
+			c := clientCaps(ss)
+			return c != nil && c.Roots.ListChanged
+		})
+		if ss == nil {
+			return static, nil
+		}
+		release, err := g.admit(server, methodRoots, nil)
+		if err != nil {
+			return static, nil
+		}
+		defer release()
+		ctx, cancel := within(ctx, call)
+		defer cancel()
+		res, err := ss.ListRoots(ctx, nil)
+		if err != nil {
+			return nil, clientError(ctx, err)
+		}
+		if err := bounded(res, g.limits.MaxBytes); err != nil {
+			return nil, err
+		}
+		for _, r := range res.Roots {
+			if r == nil || r.URI == "" {
+				return nil, errBadAnswer("a root without a URI")
+			}
+		}
+		return res.Roots, nil
+	}
+}
+
+// errBadAnswer is a gateway client's answer the runtime does not pass on.
+func errBadAnswer(why string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the MCP host's client gave an answer it refused: " + why}
+}
+
+// bounded refuses an answer whose JSON is over max bytes (max ≤ 0: no
+// bound).
+func bounded(res any, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return errBadAnswer("it does not encode as JSON")
+	}
+	if len(raw) > max {
+		return errBadAnswer(fmt.Sprintf("it is %d bytes of JSON, over the limit of %d", len(raw), max))
+	}
+	return nil
+}
+
+// maxClientErrorBytes bounds the text of a gateway client's error passed
+// to the server.
+const maxClientErrorBytes = 1 << 10
+
+// clientError is what the server gets when the gateway client failed to
+// answer: the end of ctx as such, a JSON-RPC error with its code and its
+// message cut short, anything else as an internal error.
+func clientError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("asking the MCP host's client: %w", context.Cause(ctx))
+	}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		return &jsonrpc.Error{Code: rpc.Code, Message: cut(rpc.Message, maxClientErrorBytes)}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: cut("asking the MCP host's client: "+err.Error(), maxClientErrorBytes)}
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// checkSampling checks a gateway client's sampling answer to in as the
+// host's own (samplingResult): an assistant message of text, image or audio
+// blocks and tool uses that the request allows, each of an offered tool
+// with an ID of its own and an object input; bounded like the request.
+func checkSampling(in SamplingRequest, res *mcp.CreateMessageWithToolsResult, max int) error {
+	if res == nil {
+		return errBadAnswer("no result")
+	}
+	if err := bounded(res, max); err != nil {
+		return err
+	}
+	if res.Role != "assistant" {
+		return errBadAnswer(fmt.Sprintf("role %.20q, not assistant", res.Role))
+	}
+	var out SamplingResult
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent, *mcp.ImageContent, *mcp.AudioContent:
+		case *mcp.ToolUseContent:
+			out.ToolUses = append(out.ToolUses, SamplingToolUse{ID: c.ID, Name: c.Name, Input: toolInput(c.Input)})
+		default:
+			return errBadAnswer(fmt.Sprintf("a %T block in the model's answer", c))
+		}
+	}
+	_, err := samplingResult(in, out)
+	return err
+}
+
+// checkElicit checks a gateway client's elicitation answer: one of the
+// three actions, content only with accept (the SDK then checks it against
+// the requested schema), bounded like the request.
+func checkElicit(res *mcp.ElicitResult, max int) (*mcp.ElicitResult, error) {
+	if res == nil {
+		return nil, errBadAnswer("no result")
+	}
+	switch res.Action {
+	case "accept":
+	case "decline", "cancel":
+		res.Content = nil
+	default:
+		return nil, errBadAnswer(fmt.Sprintf("action %.20q", res.Action))
+	}
+	if err := bounded(res, max); err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,208 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The gateway's client features (X2): sampling, elicitation and roots that
+// an upstream server asks go to the gateway client that caused them, when
+// it declared the capability, else to the runtime's own Options handlers.
+//
+// Routing. The go-sdk gives an upstream client's handlers the context of
+// the request they answer. On protocol 2026-07-28 a server asks through
+// its tool result (multi round-trip: InputRequests), and the SDK's client
+// fulfils it inside CallTool, under the call's context: the gateway call
+// that caused it rides in that context (gatewayCallKey) and is the answer.
+// Before 2026-07-28 a server sends requests of its own, which the SDK
+// handles under the connection's context, with nothing tying them to a
+// call (stdio has no request relation; on Streamable HTTP the SDK's client
+// transport does not say which POST stream brought a request). Then the
+// request goes by server: among the gateway calls in flight on the asking
+// server, the sessions that can answer it; one: it; several: the one whose
+// call began last (the newest call is the likeliest to be asking). With no
+// call in flight on the server (a roots/list right after initialize), the
+// only connected gateway session, when there is exactly one (a stdio
+// gateway); else nobody. Nobody able: the Options handler.
+//
+// A session can answer when it declared the capability (sampling, with
+// tools when the request offers tools; elicitation in the request's mode;
+// roots with listChanged, the only roots capability the go-sdk lets a
+// server see) and negotiated a protocol before 2026-07-28: on that
+// protocol the SDK lets a server ask its client only through a tool
+// result, which would need the gateway's answer to the call to wait for
+// the client's retry; such a client gets the Options handlers' answers.
+
+// forwarder keeps what routing needs: the gateway calls in flight by
+// upstream server, the gateway servers alive (for their sessions), and
+// each upstream session's way to announce a roots change. One per
+// Runtime.
+type forwarder struct {
+	mu      sync.Mutex
+	seq     uint64
+	calls   map[string]map[*gatewayCall]struct{} // by upstream server name
+	servers map[*mcp.Server]struct{}
+	watches map[string]func() // by upstream server name
+}
+
+// gatewayCall is one gateway tool call in flight.
+type gatewayCall struct {
+	ctx     context.Context
+	session *mcp.ServerSession
+	seq     uint64 // order of beginning, for "the one that began last"
+}
+
+type gatewayCallKey struct{}
+
+func newForwarder() *forwarder {
+	return &forwarder{calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){}}
+}
+
+// begin records a gateway call of session on server and returns its
+// context (carrying the call) and the function that ends the record.
+func (f *forwarder) begin(ctx context.Context, server string, session *mcp.ServerSession) (context.Context, func()) {
+	if session == nil {
+		return ctx, func() {}
+	}
+	c := &gatewayCall{session: session}
+	ctx = context.WithValue(ctx, gatewayCallKey{}, c)
+	c.ctx = ctx
+	f.mu.Lock()
+	f.seq++
+	c.seq = f.seq
+	set := f.calls[server]
+	if set == nil {
+		set = map[*gatewayCall]struct{}{}
+		f.calls[server] = set
+	}
+	set[c] = struct{}{}
+	f.mu.Unlock()
+	return ctx, func() {
+		f.mu.Lock()
+		// The set stays (no allocation per call) until forget drops it
+		// with the server; a call of a server forgotten meanwhile leaves
+		// a set nobody reads.
+		delete(set, c)
+		f.mu.Unlock()
+	}
+}
+
+// serve and unserve track the gateway servers alive.
+func (f *forwarder) serve(s *mcp.Server) {
+	f.mu.Lock()
+	f.servers[s] = struct{}{}
+	f.mu.Unlock()
+}
+
+func (f *forwarder) unserve(s *mcp.Server) {
+	f.mu.Lock()
+	delete(f.servers, s)
+	f.mu.Unlock()
+}
+
+// route picks the gateway session that answers a request of server
+// (under ctx, the context the SDK handler got) among those able (can),
+// with the context of the call it belongs to (nil: no call, the only
+// session). None: nil.
+func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.ServerSession) bool) (*mcp.ServerSession, context.Context) {
+	if c, ok := ctx.Value(gatewayCallKey{}).(*gatewayCall); ok {
+		if can(c.session) {
+			return c.session, c.ctx
+		}
+		return nil, nil
+	}
+	f.mu.Lock()
+	var best *gatewayCall
+	for c := range f.calls[server] {
+		if can(c.session) && (best == nil || c.seq > best.seq) {
+			best = c
+		}
+	}
+	inFlight := len(f.calls[server]) > 0
+	servers := make([]*mcp.Server, 0, len(f.servers))
+	for s := range f.servers {
+		servers = append(servers, s)
+	}
+	f.mu.Unlock()
+	if best != nil {
+		return best.session, best.ctx
+	}
+	if inFlight {
+		return nil, nil // the callers in flight cannot answer: none other asked
+	}
+	var only *mcp.ServerSession
+	for _, s := range servers {
+		for ss := range s.Sessions() {
+			if only != nil {
+				return nil, nil
+			}
+			only = ss
+		}
+	}
+	if only == nil || !can(only) {
+		return nil, nil
+	}
+	return only, nil
+}
+
+// watchRoots keeps the newest session's roots notifier of server
+// (Deps.WatchRoots); forget drops it, and the server's set of calls, once
+// the server is removed (Deps.Gone).
+func (f *forwarder) watchRoots(server string, notify func()) {
+	f.mu.Lock()
+	f.watches[server] = notify
+	f.mu.Unlock()
+}
+
+func (f *forwarder) forget(server string) {
+	f.mu.Lock()
+	delete(f.watches, server)
+	delete(f.calls, server)
+	f.mu.Unlock()
+}
+
+// rootsChanged tells every upstream server (on a protocol that has the
+// notification) that the roots changed: a gateway client said its own
+// did, and the roots a server gets may be that client's.
+func (f *forwarder) rootsChanged() {
+	f.mu.Lock()
+	notify := make([]func(), 0, len(f.watches))
+	for _, n := range f.watches {
+		notify = append(notify, n)
+	}
+	f.mu.Unlock()
+	for _, n := range notify {
+		n()
+	}
+}
+
+// newProtocol is the first protocol version on which a server may ask its
+// client only through a tool result (multi round-trip).
+const newProtocol = "2026-07-28"
+
+// clientCaps is what session declared, if it can be asked directly at all
+// (a protocol before newProtocol).
+func clientCaps(ss *mcp.ServerSession) *mcp.ClientCapabilities {
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.ProtocolVersion >= newProtocol {
+		return nil
+	}
+	return p.Capabilities
+}
+
+// within is the context of asking the gateway client about a request
+// the SDK handed the upstream session under ctx, for the gateway call of
+// context call (nil: none). It has call's values, so that the go-sdk's
+// Streamable HTTP server sends the question on the call's own stream, and
+// ends with either: a client's answer to its own call's question is worth
+// nothing once the call is over, and the server may give up first.
+func within(ctx, call context.Context) (context.Context, context.CancelFunc) {
+	if call == nil {
+		return context.WithCancel(ctx)
+	}
+	asking, cancel := context.WithCancelCause(call)
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	return asking, func() { stop(); cancel(nil) }
+}
