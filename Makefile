@@ -12,8 +12,10 @@ build:
 # Most Go tests need nothing beyond Go: the example MCP server they run as a
 # subprocess is built from cmd/demo by the tests themselves. Two parts need
 # npm (and Node) once, to install themselves: ./peers/, which runs the
-# official server-everything (into .cache/everything) and a fleet of popular
-# servers for tool search (into .cache/fleet), and the conformance suite
+# official server-everything (into .cache/everything), a fleet of popular
+# servers for tool search (into .cache/fleet) and, in front of the gateway,
+# the TypeScript SDK's client and the MCP Inspector (into
+# .cache/gatewayclients), and the conformance suite
 # after the Go tests (into .cache/conformance). The web console's browser
 # tests drive Debian's Chromium, which scripts/chromium.sh installs with
 # apt-get when /usr/bin/chromium is missing.

@@ -7,8 +7,9 @@
 //
 // The tests install what they need themselves: TestMain puts the pinned
 // server-everything into <repo>/.cache/everything and the fleet into
-// <repo>/.cache/fleet with npm, once (a later run finds them there and
-// downloads nothing). npm and Node (20 or later)
+// <repo>/.cache/fleet, and the gateway's clients (the TypeScript SDK and
+// the MCP Inspector, gatewayclients_test.go) into <repo>/.cache/gatewayclients
+// with npm, once (a later run finds them there and downloads nothing). npm and Node (20 or later)
 // must be on PATH; without them the run fails rather than skips.
 package peers_test
 
@@ -51,11 +52,18 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if err := setup(); err != nil {
+	tmp, err := os.MkdirTemp("", "mcpvisor-peers-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: peers: %v\n", err)
+		os.Exit(1)
+	}
+	if err := setup(tmp); err != nil {
+		os.RemoveAll(tmp)
 		fmt.Fprintf(os.Stderr, "FAIL: peers: %v\n", err)
 		os.Exit(1)
 	}
 	code := m.Run()
+	os.RemoveAll(tmp)
 	if left := testutil.ProcessesWithMarker(marker); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: processes left behind: %v\n", left)
 		code = 1
@@ -69,8 +77,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// setup installs server-everything if needed and resolves the paths.
-func setup() error {
+// setup installs server-everything, the fleet and the gateway clients if
+// needed, resolves the paths, and builds the demo binary into tmp.
+func setup(tmp string) error {
 	if _, err := exec.LookPath("node"); err != nil {
 		return errors.New("node is not on PATH; the peer tests need Node 20 or later")
 	}
@@ -91,7 +100,10 @@ func setup() error {
 		return err
 	}
 	fleetDir = filepath.Join(root, ".cache", "fleet")
-	return installPinned(fleetDir, fleetPackages())
+	if err := installPinned(fleetDir, fleetPackages()); err != nil {
+		return err
+	}
+	return installGatewayClients(root, tmp)
 }
 
 // repoRoot is the module root: the tests run in the package directory, one

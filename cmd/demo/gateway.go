@@ -89,10 +89,11 @@ func runGateway(args []string) int {
 }
 
 // mcpListener is the gateway over Streamable HTTP beside `demo run`'s
-// management API (-mcp-listen, -mcp-token-file).
+// management API (-mcp-listen, -mcp-token-file, -mcp-allow, -mcp-deny).
 type mcpListener struct {
 	ln    net.Listener
 	token string
+	tools runtime.GatewayFilter // -mcp-allow, -mcp-deny
 }
 
 // listenMCP binds addr for the gateway. Off loopback it refuses to start
@@ -124,7 +125,7 @@ func listenMCP(addr, tokenFile string) (*mcpListener, error) {
 // serve serves rt's gateway at /mcp until stop; the returned func stops it.
 func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Logger: logger})
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: l.tools, Logger: logger})
 	if err != nil {
 		cancel()
 		l.ln.Close()

@@ -47,6 +47,8 @@ func runServe(args []string) int {
 	otelMode := fs.String("otel", "", "OpenTelemetry `exporters`, comma-separated: stdout writes one JSON object per span or metric batch to stdout (logs stay on stderr); prometheus serves the metrics at GET /metrics")
 	mcpListen := fs.String("mcp-listen", "", "also serve the registry as one MCP server over Streamable HTTP at http://`ADDR`/mcp (loopback unless -mcp-token-file is set)")
 	mcpTokenFile := fs.String("mcp-token-file", "", "`file` whose first line is the bearer token -mcp-listen requires of every client (required off loopback)")
+	mcpAllow := fs.String("mcp-allow", "", "comma-separated registry-name `globs` of the tools -mcp-listen's clients may see and call (default: all)")
+	mcpDeny := fs.String("mcp-deny", "", "comma-separated registry-name `globs` of the tools -mcp-listen's clients may not see or call (deny wins)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -71,8 +73,8 @@ func runServe(args []string) int {
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
 		KeepAlive: *keepAlive, Home: *home, Projects: projects}
 	logger := newLogger(os.Stderr, level)
-	if *mcpTokenFile != "" && *mcpListen == "" {
-		fmt.Fprintln(os.Stderr, "demo run: -mcp-token-file needs -mcp-listen")
+	if (*mcpTokenFile != "" || *mcpAllow != "" || *mcpDeny != "") && *mcpListen == "" {
+		fmt.Fprintln(os.Stderr, "demo run: -mcp-token-file, -mcp-allow and -mcp-deny need -mcp-listen")
 		return 2
 	}
 	stdout := &lineWriter{w: os.Stdout}
@@ -90,6 +92,7 @@ func runServe(args []string) int {
 			_ = otel.stop(context.Background())
 			return 2
 		}
+		gateway.tools = runtime.GatewayFilter{Allow: pinList(*mcpAllow), Deny: pinList(*mcpDeny)}
 	}
 	code := serveAPI(stdout, logger, opts, *listen, otel, gateway)
 	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
