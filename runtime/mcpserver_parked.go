@@ -175,6 +175,11 @@ func (pc *parkedCall) serve(ctx context.Context) (*mcp.CallToolResult, error) {
 func (pc *parkedCall) inputRequired() *mcp.CallToolResult {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
+	select {
+	case <-pc.done:
+		return nil // the answer is there: the questions are moot
+	default:
+	}
 	if len(pc.pending) == 0 {
 		return nil
 	}
