@@ -55,6 +55,16 @@ func dialParked(t *testing.T, rt *testRuntime, opts MCPServerOptions) *parkedGat
 	return &parkedGateway{m: m, cs: cs, cancel: cancel}
 }
 
+// startParked starts a runtime with the example server ex asking with
+// requests of its own (protocol 2025-11-25), and dials a parked gateway
+// of opts.
+func startParked(t *testing.T, opts MCPServerOptions) (*testRuntime, *parkedGateway) {
+	t.Helper()
+	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
+	rt.waitReady(t, "ex")
+	return rt, dialParked(t, rt, opts)
+}
+
 // park calls ex__elicit and returns its input-required answer and the
 // parked call behind it.
 func (g *parkedGateway) park(t *testing.T) (*mcp.CallToolResult, *parkedCall) {
@@ -106,9 +116,7 @@ func retry(ctx context.Context, cs *mcp.ClientSession, name string, res *mcp.Cal
 // The rounds played by hand: the question is the server's, the answer to
 // it reaches the server, and the request state is good for one retry.
 func TestGatewayParkedRounds(t *testing.T) {
-	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
-	rt.waitReady(t, "ex")
-	g := dialParked(t, rt, MCPServerOptions{})
+	rt, g := startParked(t, MCPServerOptions{})
 	res, _ := g.park(t)
 	var id string
 	for k, q := range res.InputRequests {
@@ -140,14 +148,14 @@ func TestGatewayParkedRounds(t *testing.T) {
 // A client's answer is checked as a directly asked client's is; an
 // unanswered question fails at the server.
 func TestGatewayParkedChecksAnswers(t *testing.T) {
-	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
-	rt.waitReady(t, "ex")
-	g := dialParked(t, rt, MCPServerOptions{})
+	_, g := startParked(t, MCPServerOptions{})
 	for _, c := range []struct {
 		answers func(id string) mcp.InputResponseMap
 		want    string
 	}{
-		{func(id string) mcp.InputResponseMap { return mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "maybe"}} }, `action "maybe"`},
+		{func(id string) mcp.InputResponseMap {
+			return mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "maybe"}}
+		}, `action "maybe"`},
 		{func(id string) mcp.InputResponseMap { return mcp.InputResponseMap{id: &mcp.ListRootsResult{}} }, "answering a *mcp.ElicitParams"},
 		{func(string) mcp.InputResponseMap { return nil }, "no answer to input request"},
 	} {
@@ -177,9 +185,7 @@ func isInvalidRequestState(err error) bool {
 // refused with an invalid-params error naming it, and leaves the parked
 // call alone.
 func TestGatewayParkedBadToken(t *testing.T) {
-	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
-	rt.waitReady(t, "ex")
-	g := dialParked(t, rt, MCPServerOptions{})
+	rt, g := startParked(t, MCPServerOptions{})
 	res, pc := g.park(t)
 	if _, err := retry(t.Context(), g.cs, "ex__elicit", &mcp.CallToolResult{RequestState: "forged"}, nil); !isInvalidRequestState(err) {
 		t.Errorf("a forged request state: %v, want invalid params naming requestState", err)
@@ -199,9 +205,7 @@ func TestGatewayParkedBadToken(t *testing.T) {
 // A client that never retries: its call is cancelled upstream after the
 // park timeout, and the request state is refused afterwards.
 func TestGatewayParkTimeout(t *testing.T) {
-	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
-	rt.waitReady(t, "ex")
-	g := dialParked(t, rt, MCPServerOptions{ParkTimeout: 50 * time.Millisecond})
+	_, g := startParked(t, MCPServerOptions{ParkTimeout: 50 * time.Millisecond})
 	res, pc := g.park(t)
 	if err := ended(t, pc); !errors.Is(err, errParkTimeout) {
 		t.Errorf("the parked call ended with %v, want the park timeout", err)
@@ -214,9 +218,7 @@ func TestGatewayParkTimeout(t *testing.T) {
 
 // A client that disconnects between rounds leaves nothing behind.
 func TestGatewayParkedDisconnect(t *testing.T) {
-	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
-	rt.waitReady(t, "ex")
-	g := dialParked(t, rt, MCPServerOptions{})
+	_, g := startParked(t, MCPServerOptions{})
 	_, pc := g.park(t)
 	_ = g.cs.Close()
 	if err := ended(t, pc); err == nil || !strings.Contains(err.Error(), "session ended") {
@@ -228,9 +230,7 @@ func TestGatewayParkedDisconnect(t *testing.T) {
 // The gateway server's end, and the runtime's shutdown, stop parked
 // calls: Shutdown returns once they are over.
 func TestGatewayParkedStops(t *testing.T) {
-	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
-	rt.waitReady(t, "ex")
-	g := dialParked(t, rt, MCPServerOptions{})
+	rt, g := startParked(t, MCPServerOptions{})
 	_, pc := g.park(t)
 	g.cancel()
 	if err := ended(t, pc); err == nil {
