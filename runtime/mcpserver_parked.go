@@ -54,9 +54,10 @@ const (
 	maxParkedQuestions = 32
 )
 
-// ErrTooManyParkedCalls is the error a server's question gets when the
-// gateway cannot park its call (MaxParkedCalls, MaxParkedCallsPerSession).
-var ErrTooManyParkedCalls = errors.New("too many parked gateway calls")
+// errTooManyParkedCalls is the error a server's question gets when the
+// gateway cannot park its call (MaxParkedCalls, MaxParkedCallsPerSession);
+// it goes to the upstream server only, never to a host's request.
+var errTooManyParkedCalls = errors.New("too many parked gateway calls")
 
 // errParkTimeout ends a parked call whose client did not retry in time.
 var errParkTimeout = errors.New("the MCP host's client did not retry its parked call in time")
@@ -320,9 +321,9 @@ func (p *parkedCalls) park(pc *parkedCall) (string, error) {
 	case p.closed:
 		return "", fmt.Errorf("asking the MCP host's client: %w", ErrShuttingDown)
 	case len(p.byToken) >= MaxParkedCalls:
-		return "", fmt.Errorf("asking the MCP host's client: %w (at most %d per gateway server, MaxParkedCalls)", ErrTooManyParkedCalls, MaxParkedCalls)
+		return "", fmt.Errorf("asking the MCP host's client: %w (at most %d per gateway server, MaxParkedCalls)", errTooManyParkedCalls, MaxParkedCalls)
 	case p.perSession[pc.session] >= MaxParkedCallsPerSession:
-		return "", fmt.Errorf("asking the MCP host's client: %w (at most %d per client session, MaxParkedCallsPerSession)", ErrTooManyParkedCalls, MaxParkedCallsPerSession)
+		return "", fmt.Errorf("asking the MCP host's client: %w (at most %d per client session, MaxParkedCallsPerSession)", errTooManyParkedCalls, MaxParkedCallsPerSession)
 	}
 	p.byToken[token] = pc
 	p.perSession[pc.session]++
