@@ -131,7 +131,6 @@ func (p *parkedCalls) start(session *mcp.ServerSession, tool string, prepare fun
 	ctx, cancel := context.WithCancelCause(p.life)
 	pc := &parkedCall{calls: p, session: session, tool: tool, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), asked: make(chan struct{}, 1)}
-	run := prepare(pc)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -140,6 +139,7 @@ func (p *parkedCalls) start(session *mcp.ServerSession, tool string, prepare fun
 	}
 	p.running.Add(1) // under mu, before closed: close's Wait sees it
 	p.mu.Unlock()
+	run := prepare(pc) // only now: it records the call with the forwarder
 	go func() {
 		defer p.running.Done()
 		defer cancel(nil)

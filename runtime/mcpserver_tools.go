@@ -157,8 +157,11 @@ func (m *mirror) callTool(name, server string) mcp.ToolHandler {
 			return m.parked.resume(ctx, req, name)
 		}
 		if req.Session != nil && onNewProtocol(req.Session) {
-			if caps := req.ClientCapabilities(); askable(caps) {
-				return m.callParked(ctx, req, name, server, caps)
+			// What the session's first request declared (the SDK keeps it
+			// as the session's): req.ClientCapabilities would decode the
+			// request's _meta again on every call.
+			if p := req.Session.InitializeParams(); askable(p.Capabilities) {
+				return m.callParked(ctx, req, name, server, p.Capabilities)
 			}
 		}
 		var caps *mcp.ClientCapabilities
@@ -183,7 +186,13 @@ func (m *mirror) callTool(name, server string) mcp.ToolHandler {
 func (m *mirror) callParked(ctx context.Context, req *mcp.CallToolRequest, name, server string, caps *mcp.ClientCapabilities) (*mcp.CallToolResult, error) {
 	pc, err := m.parked.start(req.Session, name, func(pc *parkedCall) func() (*mcp.CallToolResult, error) {
 		uctx, run := m.upstreamCall(pc.ctx, req, name, server, caps, pc)
-		uctx = tools.WithProgress(uctx, pc.progress)
+		if req.Params.GetProgressToken() != nil {
+			// Only then: a progress callback makes the runtime send the
+			// server a token of its own. A client's retries carry the
+			// first request's _meta (the go-sdk's do), so its rounds
+			// have a token if the first had.
+			uctx = tools.WithProgress(uctx, pc.progress)
+		}
 		return func() (*mcp.CallToolResult, error) { return run(uctx) }
 	})
 	if err != nil {
