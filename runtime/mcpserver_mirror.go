@@ -50,6 +50,9 @@ type mirror struct {
 	subs *gatewaySubs
 	// logs feeds forwardLogs; a line that finds it full is dropped.
 	logs chan events.ServerLog
+	// parked are the calls of clients on 2026-07-28 run in rounds; run's
+	// end stops them.
+	parked *parkedCalls
 }
 
 func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
@@ -65,6 +68,7 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
+		m.parked.close()
 		close(m.done)
 		m.listings.Wait()
 	}()
