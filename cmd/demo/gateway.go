@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	goruntime "runtime"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,7 +51,7 @@ func runGateway(args []string) int {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
 
-	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: *stateDir, Logger: logger, Subreaper: true, StartupConcurrency: *startup,
+	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: *stateDir, Logger: logger, Subreaper: goruntime.GOOS == "linux", StartupConcurrency: *startup,
 		ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)}})
 	if err != nil {
 		logger.Error("starting runtime", "error", err)
@@ -94,6 +94,9 @@ type mcpListener struct {
 	ln    net.Listener
 	token string
 	tools runtime.GatewayFilter // -mcp-allow, -mcp-deny
+	// timeouts are the HTTP server's (zero fields: apiTimeouts' defaults;
+	// Write is not used, see newGatewayHTTPServer).
+	timeouts apiTimeouts
 }
 
 // listenMCP binds addr for the gateway. Off loopback it refuses to start
@@ -133,7 +136,7 @@ func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", runtime.MCPHandler(srv, runtime.MCPHTTPOptions{Token: l.token}))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := newGatewayHTTPServer(mux, logger, l.timeouts)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -151,4 +154,19 @@ func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func
 		}
 		<-done
 	}, nil
+}
+
+// newGatewayHTTPServer is the http.Server of the gateway's Streamable
+// HTTP endpoint: as newAPIServer, a client that sends its headers or body
+// slowly, or holds an idle connection, is cut off (ReadHeader, Read,
+// Idle). It has no WriteTimeout: a client's GET stream (server-to-client
+// notifications: list_changed, logs) and a POST answered as an SSE stream
+// (a tool call with progress) rightly stay open as long as the session or
+// the call, and the SDK's handler sets no per-write deadline of its own as
+// the management API's event stream does. ReadTimeout does not cut them:
+// net/http clears the read deadline once a request's body is read.
+func newGatewayHTTPServer(h http.Handler, logger *slog.Logger, t apiTimeouts) *http.Server {
+	hs := newAPIServer(h, logger, t)
+	hs.WriteTimeout = 0
+	return hs
 }
