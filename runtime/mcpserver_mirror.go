@@ -50,6 +50,9 @@ type mirror struct {
 	subs *gatewaySubs
 	// logs feeds forwardLogs; a line that finds it full is dropped.
 	logs chan events.ServerLog
+	// startup holds list requests back until startup settled
+	// (mcpserver_startup.go).
+	startup startupGate
 }
 
 func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
@@ -65,6 +68,7 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
+		m.startup.close()
 		close(m.done)
 		m.listings.Wait()
 	}()
@@ -102,10 +106,14 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 			return
 		case <-toolChanges.C:
 			m.syncTools()
+			m.settleStartup()
 		case l := <-m.reports:
 			m.listed(l)
+			m.settleStartup()
 		case e := <-incoming:
 			m.event(e)
+			m.startupEvent(e)
+			m.settleStartup()
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,6 +32,7 @@ func runGateway(args []string) int {
 	startup := fs.Int("startup-concurrency", 4, "how many servers may connect at once during startup (runtime.Options.StartupConcurrency)")
 	toolSearch := fs.Bool("tool-search", false, "deferred tool mode: clients see search_tools plus the pinned tools and call the others by name (runtime.Options.ToolSearch)")
 	pin := fs.String("pin", "", "comma-separated registry names or globs of the tools -tool-search lists beside search_tools")
+	startupWait := fs.Duration("startup-wait", runtime.DefaultGatewayStartupWait, "how long list requests wait, at startup, for the servers' first connects (runtime.MCPServerOptions.StartupWait; 0 or negative: no wait)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -60,7 +62,8 @@ func runGateway(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	code := 0
-	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)}, Logger: logger})
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)},
+		StartupWait: noWaitIfZero(*startupWait), Logger: logger})
 	if err != nil {
 		logger.Error("building the gateway", "error", err)
 		code = 2
@@ -94,6 +97,9 @@ type mcpListener struct {
 	ln    net.Listener
 	token string
 	tools runtime.GatewayFilter // -mcp-allow, -mcp-deny
+	// startupWait is the gateway's MCPServerOptions.StartupWait
+	// (-mcp-startup-wait).
+	startupWait time.Duration
 	// timeouts are the HTTP server's (zero fields: apiTimeouts' defaults;
 	// Write is not used, see newGatewayHTTPServer).
 	timeouts apiTimeouts
@@ -128,7 +134,7 @@ func listenMCP(addr, tokenFile string) (*mcpListener, error) {
 // serve serves rt's gateway at /mcp until stop; the returned func stops it.
 func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: l.tools, Logger: logger})
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: l.tools, StartupWait: l.startupWait, Logger: logger})
 	if err != nil {
 		cancel()
 		l.ln.Close()
@@ -169,4 +175,13 @@ func newGatewayHTTPServer(h http.Handler, logger *slog.Logger, t apiTimeouts) *h
 	hs := newAPIServer(h, logger, t)
 	hs.WriteTimeout = 0
 	return hs
+}
+
+// noWaitIfZero maps a -startup-wait of 0 (which to MCPServerOptions means
+// the default) to no wait, as a user who writes 0 means.
+func noWaitIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
