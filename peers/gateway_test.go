@@ -25,11 +25,12 @@ import (
 )
 
 // gatewayDeny is the -deny (-mcp-deny) of the gateway in these tests.
-// server-everything's get-env is the filtered tool the tests check. The
-// example server's remote_ref is filtered because its output schema refers
-// to a remote document, which the TypeScript SDK's Client cannot compile:
-// its listTools rejects the whole list ("can't resolve reference").
-const gatewayDeny = "*__get-env,*__remote_ref"
+// server-everything's get-env is the filtered tool the tests check. (The
+// example server's remote_ref, whose output schema refers to a remote
+// document, is listed: the gateway serves it without that schema, which
+// the TypeScript SDK's Client could not compile; its listTools would
+// reject the whole list, "can't resolve reference".)
+const gatewayDeny = "*__get-env"
 
 // gatewayFleet is what the gateway tests put behind the gateway: the
 // example server and server-everything, each over stdio, SSE and
@@ -80,7 +81,7 @@ func startGatewayFleet(t *testing.T) *gatewayFleet {
 		f.keep = append(f.keep, keep...)
 	}
 	for _, s := range exServers {
-		for _, tool := range []string{"echo", "structured", "progress", "sleep"} {
+		for _, tool := range []string{"echo", "structured", "progress", "sleep", "remote_ref"} {
 			f.want = append(f.want, s+"__"+tool)
 		}
 	}
@@ -96,7 +97,7 @@ func startGatewayFleet(t *testing.T) *gatewayFleet {
 
 // denied says whether gatewayDeny filters the registry name.
 func denied(name string) bool {
-	return strings.HasSuffix(name, "__get-env") || strings.HasSuffix(name, "__remote_ref")
+	return strings.HasSuffix(name, "__get-env")
 }
 
 // noProcessesLeft fails the test unless, within stopGrace, no process of
@@ -205,6 +206,9 @@ func exerciseGateway(t *testing.T, c *tsClient, f *gatewayFleet, logs *syncBuffe
 			if strings.HasSuffix(tl.Name, "__structured") && len(tl.OutputSchema) == 0 {
 				t.Errorf("%s is listed without its output schema", tl.Name)
 			}
+			if strings.HasSuffix(tl.Name, "__remote_ref") && len(tl.OutputSchema) != 0 {
+				t.Errorf("%s is listed with its remote output schema %s", tl.Name, tl.OutputSchema)
+			}
 		}
 	})
 
@@ -221,6 +225,9 @@ func exerciseGateway(t *testing.T, c *tsClient, f *gatewayFleet, logs *syncBuffe
 			if res := c.call(t, s+"__echo", map[string]any{"message": "hi " + s}); !strings.Contains(res.text(), "hi "+s) {
 				t.Errorf("%s__echo = %q, want it to contain %q", s, res.text(), "hi "+s)
 			}
+		}
+		if res := c.call(t, "ex__remote_ref", map[string]any{}); res.StructuredContent["x"] != float64(1) {
+			t.Errorf("ex__remote_ref: structured content %v, want x 1", res.StructuredContent)
 		}
 		res := c.call(t, "everything-http__get-structured-content", map[string]any{"location": "Chicago"})
 		if res.StructuredContent["conditions"] != "Light rain / drizzle" {
