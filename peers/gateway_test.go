@@ -5,7 +5,6 @@ package peers_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,11 +25,12 @@ import (
 )
 
 // gatewayDeny is the -deny (-mcp-deny) of the gateway in these tests.
-// server-everything's get-env is the filtered tool the tests check. The
-// example server's remote_ref is filtered because its output schema refers
-// to a remote document, which the TypeScript SDK's Client cannot compile:
-// its listTools rejects the whole list ("can't resolve reference").
-const gatewayDeny = "*__get-env,*__remote_ref"
+// server-everything's get-env is the filtered tool the tests check. (The
+// example server's remote_ref, whose output schema refers to a remote
+// document, is listed: the gateway serves it without that schema, which
+// the TypeScript SDK's Client could not compile; its listTools would
+// reject the whole list, "can't resolve reference".)
+const gatewayDeny = "*__get-env"
 
 // gatewayFleet is what the gateway tests put behind the gateway: the
 // example server and server-everything, each over stdio, SSE and
@@ -81,7 +81,7 @@ func startGatewayFleet(t *testing.T) *gatewayFleet {
 		f.keep = append(f.keep, keep...)
 	}
 	for _, s := range exServers {
-		for _, tool := range []string{"echo", "structured", "progress", "sleep"} {
+		for _, tool := range []string{"echo", "structured", "progress", "sleep", "remote_ref"} {
 			f.want = append(f.want, s+"__"+tool)
 		}
 	}
@@ -97,7 +97,7 @@ func startGatewayFleet(t *testing.T) *gatewayFleet {
 
 // denied says whether gatewayDeny filters the registry name.
 func denied(name string) bool {
-	return strings.HasSuffix(name, "__get-env") || strings.HasSuffix(name, "__remote_ref")
+	return strings.HasSuffix(name, "__get-env")
 }
 
 // noProcessesLeft fails the test unless, within stopGrace, no process of
@@ -206,6 +206,9 @@ func exerciseGateway(t *testing.T, c *tsClient, f *gatewayFleet, logs *syncBuffe
 			if strings.HasSuffix(tl.Name, "__structured") && len(tl.OutputSchema) == 0 {
 				t.Errorf("%s is listed without its output schema", tl.Name)
 			}
+			if strings.HasSuffix(tl.Name, "__remote_ref") && len(tl.OutputSchema) != 0 {
+				t.Errorf("%s is listed with its remote output schema %s", tl.Name, tl.OutputSchema)
+			}
 		}
 	})
 
@@ -222,6 +225,9 @@ func exerciseGateway(t *testing.T, c *tsClient, f *gatewayFleet, logs *syncBuffe
 			if res := c.call(t, s+"__echo", map[string]any{"message": "hi " + s}); !strings.Contains(res.text(), "hi "+s) {
 				t.Errorf("%s__echo = %q, want it to contain %q", s, res.text(), "hi "+s)
 			}
+		}
+		if res := c.call(t, "ex__remote_ref", map[string]any{}); res.StructuredContent["x"] != float64(1) {
+			t.Errorf("ex__remote_ref: structured content %v, want x 1", res.StructuredContent)
 		}
 		res := c.call(t, "everything-http__get-structured-content", map[string]any{"location": "Chicago"})
 		if res.StructuredContent["conditions"] != "Light rain / drizzle" {
@@ -347,28 +353,31 @@ const runtimeStopTimeout = 30 * time.Second
 
 // The MCP Inspector's CLI mode lists the gateway's tools and calls one,
 // spawning `demo gateway` over stdio itself, with a filtered tool left out.
+// Each run lists or calls once, at once, against a fresh gateway whose
+// server takes 300 ms to answer initialize: the gateway's startup wait
+// makes the first run see the tool (it used to need retries).
 func TestGatewayInspectorCLI(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, config.Server{Name: "ex", Type: config.TypeLocal, Enabled: true,
-		Command: []string{demoBin, "serve"}, Env: map[string]string{testutil.MarkerEnv: marker}})
+		Command: []string{demoBin, "serve", "-initialize-delay", "300ms"}, Env: map[string]string{testutil.MarkerEnv: marker}})
 	t.Cleanup(func() { noProcessesLeft(t, nil) })
 
+	var listed struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	out := inspectOnce(t, dir, "--method", "tools/list")
+	if err := json.Unmarshal(out, &listed); err != nil {
+		t.Fatalf("the Inspector's tools/list output: %v\n%s", err, out)
+	}
 	var names []string
-	inspectUntil(t, dir, "ex__echo listed", func(out []byte) bool {
-		var listed struct {
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(out, &listed); err != nil {
-			t.Fatalf("the Inspector's tools/list output: %v\n%s", err, out)
-		}
-		names = names[:0]
-		for _, tl := range listed.Tools {
-			names = append(names, tl.Name)
-		}
-		return slices.Contains(names, "ex__echo")
-	}, "--method", "tools/list")
+	for _, tl := range listed.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "ex__echo") {
+		t.Errorf("the Inspector's first tools/list = %v, want ex__echo", names)
+	}
 	if slices.Contains(names, "ex__add") {
 		t.Errorf("the filtered ex__add is listed: %v", names)
 	}
@@ -380,36 +389,21 @@ func TestGatewayInspectorCLI(t *testing.T) {
 		} `json:"content"`
 		IsError bool `json:"isError"`
 	}
-	out := inspectUntil(t, dir, "ex__echo called", nil, "--method", "tools/call", "--tool-name", "ex__echo", "--tool-arg", "text=from the inspector")
+	out = inspectOnce(t, dir, "--method", "tools/call", "--tool-name", "ex__echo", "--tool-arg", "text=from the inspector")
 	if err := json.Unmarshal(out, &called); err != nil || called.IsError || len(called.Content) != 1 || called.Content[0].Text != "from the inspector" {
 		t.Errorf("the Inspector's tools/call ex__echo: %+v, %v\n%s", called, err, out)
 	}
 }
 
-// inspectAttempts bounds the Inspector runs of one step. The Inspector
-// lists or calls once, at once, and a fresh gateway answers initialize
-// before its servers are connected: a run can see no tool yet (an empty
-// list, or "tool not found", exit code 5). Such a run is retried.
-const inspectAttempts = 5
-
-// inspectUntil runs the Inspector's CLI with args until a run succeeds
-// and done (nil: any success) says its stdout has what the step needs,
-// retrying a run that found no tool; it returns the last stdout.
-func inspectUntil(t *testing.T, dir, what string, done func([]byte) bool, args ...string) []byte {
+// inspectOnce runs the Inspector's CLI with args once and returns its
+// stdout; any failure fails the test.
+func inspectOnce(t *testing.T, dir string, args ...string) []byte {
 	t.Helper()
-	for attempt := 1; ; attempt++ {
-		out, stderr, err := inspect(t, dir, args...)
-		var exit *exec.ExitError
-		switch {
-		case err == nil && (done == nil || done(out)):
-			return out
-		case err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 5):
-			t.Fatalf("inspector %v: %v\nstdout:\n%s\nstderr:\n%s", args, err, out, stderr)
-		case attempt == inspectAttempts:
-			t.Fatalf("inspector %v: not %s in %d runs; last stdout:\n%s\nstderr:\n%s", args, what, attempt, out, stderr)
-		}
-		t.Logf("attempt %d: the gateway answered before its server was ready (%v); again", attempt, err)
+	out, stderr, err := inspect(t, dir, args...)
+	if err != nil {
+		t.Fatalf("inspector %v: %v\nstdout:\n%s\nstderr:\n%s", args, err, out, stderr)
 	}
+	return out
 }
 
 // inspect runs the Inspector's CLI (bounded by inspectorTimeout, in its

@@ -43,6 +43,21 @@ type MCPServerOptions struct {
 	// DefaultParkTimeout (60 s); the server's call timeout bounds the
 	// call as a whole in any case.
 	ParkTimeout time.Duration
+	// StartupWait bounds how long the gateway's list requests
+	// (tools/list, prompts/list, resources/list, resources/templates/list)
+	// and a tools/call of a name it does not serve (yet) wait, while the
+	// runtime's startup has not settled: until every server that was in
+	// its first connection attempt when MCPServer was called has left it
+	// (ready with its tools registered, failed, needs login, disabled,
+	// removed...) and the resources of the ready ones are listed, or until
+	// StartupWait has passed since MCPServer, whichever comes first; a
+	// request's own context ends its wait too. A client that lists once,
+	// as soon as it connected, so sees the tools and resources of every
+	// server that starts in time (prompts, which a server's actor lists
+	// after the server is ready, may follow with list_changed). initialize
+	// and ping never wait, nor anything once startup settled. 0:
+	// DefaultGatewayStartupWait; negative: no wait.
+	StartupWait time.Duration
 	// Logger gets what the gateway skips (a tool the SDK would refuse, a
 	// listing that failed); nil: the runtime's logger.
 	Logger *slog.Logger
@@ -114,6 +129,10 @@ func (f GatewayFilter) allows(name string) bool {
 // override (a server of its own could not offer search_tools on a
 // runtime without the mode, nor pins of its own).
 //
+// While the runtime's startup has not settled, the list requests and a
+// call of a tool not served yet wait for it, for at most
+// MCPServerOptions.StartupWait (see there).
+//
 // It fails on a filter glob that does not parse, and with
 // ErrShuttingDown once Shutdown began. Each call builds a server of its
 // own (its own filter), all sharing the runtime's upstream sessions.
@@ -139,6 +158,9 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	if opts.Logger == nil {
 		opts.Logger = r.opts.Logger
 	}
+	if opts.StartupWait == 0 {
+		opts.StartupWait = DefaultGatewayStartupWait
+	}
 	m := newMirror(r, opts)
 	m.parked = newParkedCalls(ctx, opts.ParkTimeout)
 	m.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
@@ -162,6 +184,9 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	if r.opts.ToolSearch.Enabled {
 		m.srv.AddReceivingMiddleware(m.callUnlisted)
 	}
+	// Outermost: a call of a tool not served yet waits before
+	// callUnlisted or the SDK answers it.
+	m.srv.AddReceivingMiddleware(m.awaitStartup)
 	select {
 	case <-r.stopWatch:
 		m.parked.stop()
@@ -175,6 +200,7 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	m.syncTools()
 	m.syncPrompts()
 	m.relistReady()
+	m.initStartup(opts.StartupWait)
 	r.fwd.serve(m.srv)
 	r.work.Go(func() {
 		defer r.fwd.unserve(m.srv)

@@ -53,6 +53,9 @@ type mirror struct {
 	// parked are the calls of clients on 2026-07-28 run in rounds; run's
 	// end stops them.
 	parked *parkedCalls
+	// startup holds list requests back until startup settled
+	// (mcpserver_startup.go).
+	startup startupGate
 }
 
 func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
@@ -69,6 +72,7 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 	defer func() {
 		cancel()
 		m.parked.close()
+		m.startup.close()
 		close(m.done)
 		m.listings.Wait()
 	}()
@@ -106,10 +110,14 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 			return
 		case <-toolChanges.C:
 			m.syncTools()
+			m.settleStartup()
 		case l := <-m.reports:
 			m.listed(l)
+			m.settleStartup()
 		case e := <-incoming:
 			m.event(e)
+			m.startupEvent(e)
+			m.settleStartup()
 		}
 	}
 }

@@ -37,6 +37,10 @@ func (m *mirror) syncTools() {
 		if m.tools[t.Name] == string(key) {
 			continue
 		}
+		if len(t.OutputSchema) > 0 && mt.OutputSchema == nil {
+			// The ref itself is the server's text: not logged.
+			m.logger.Warn("serving a tool without its output schema, which refers to another document", "tool", t.Name)
+		}
 		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name, t.Server)) }); err != nil {
 			m.logger.Warn("not serving a tool the MCP server refused", "tool", t.Name, "error", err)
 			delete(want, t.Name)
@@ -119,7 +123,9 @@ func mcpTool(t tools.Tool) (*mcp.Tool, error) {
 		if !json.Valid(t.OutputSchema) {
 			return nil, errors.New("its output schema is not JSON")
 		}
-		mt.OutputSchema = t.OutputSchema
+		if remoteRef(t.OutputSchema) == "" { // else served without one (syncTools logs it)
+			mt.OutputSchema = t.OutputSchema
+		}
 	}
 	if len(t.Meta) > 0 {
 		if err := json.Unmarshal(t.Meta, &mt.Meta); err != nil {

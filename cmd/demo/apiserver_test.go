@@ -30,6 +30,31 @@ var testTimeouts = apiTimeouts{ReadHeader: 300 * time.Millisecond, Read: 500 * t
 // the test ends, and returns its address.
 func serveTestAPI(t *testing.T) string {
 	t.Helper()
+	rt, logger, _ := startEx(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newAPIServer(managementHandler(rt), logger, testTimeouts)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	t.Cleanup(func() { // before startEx's Shutdown
+		srv.Close()
+		<-served
+	})
+	sub := rt.Subscribe(events.SubscribeOptions{Server: "ex", Buffer: 1 << 14})
+	defer sub.Close()
+	testutil.AwaitState(t, sub, 30*time.Second, "ex ready", exStatus(rt), func(s status.State, _ int) bool { return s == status.Ready })
+	if st := rt.Servers(); len(st) != 1 || !st[0].Ready {
+		t.Fatalf("ex not ready: %+v", st)
+	}
+	return ln.Addr().String()
+}
+
+// startEx starts a runtime with the example server ex (timeout_seconds 5)
+// logging into a buffer, shut down when the test ends.
+func startEx(t *testing.T) (*runtime.Runtime, *slog.Logger, *testutil.Buffer) {
+	t.Helper()
 	dir := t.TempDir()
 	testutil.WriteConfig(t, dir, config.Server{Name: "ex", Type: config.TypeLocal, Enabled: true, TimeoutSeconds: 5,
 		Command: []string{demoBin, "serve"}, Env: map[string]string{testutil.MarkerEnv: marker}})
@@ -39,29 +64,14 @@ func serveTestAPI(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := newAPIServer(managementHandler(rt), logger, testTimeouts)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		srv.Close()
-		<-served
 		if err := rt.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown: %v", err)
 		}
 	})
-	sub := rt.Subscribe(events.SubscribeOptions{Server: "ex", Buffer: 1 << 14})
-	defer sub.Close()
-	testutil.AwaitState(t, sub, 30*time.Second, "ex ready", exStatus(rt), func(s status.State, _ int) bool { return s == status.Ready })
-	if st := rt.Servers(); len(st) != 1 || !st[0].Ready {
-		t.Fatalf("ex not ready: %+v", st)
-	}
-	return ln.Addr().String()
+	return rt, logger, logs
 }
 
 // trickle writes head, then the bytes of slow one every 50 ms, until the

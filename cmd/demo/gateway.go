@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	goruntime "runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +32,7 @@ func runGateway(args []string) int {
 	startup := fs.Int("startup-concurrency", 4, "how many servers may connect at once during startup (runtime.Options.StartupConcurrency)")
 	toolSearch := fs.Bool("tool-search", false, "deferred tool mode: clients see search_tools plus the pinned tools and call the others by name (runtime.Options.ToolSearch)")
 	pin := fs.String("pin", "", "comma-separated registry names or globs of the tools -tool-search lists beside search_tools")
+	startupWait := fs.Duration("startup-wait", runtime.DefaultGatewayStartupWait, "how long list requests wait, at startup, for the servers' first connects (runtime.MCPServerOptions.StartupWait; 0 or negative: no wait)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -51,7 +53,7 @@ func runGateway(args []string) int {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
 
-	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: *stateDir, Logger: logger, Subreaper: true, StartupConcurrency: *startup,
+	rt, err := runtime.Start(context.Background(), runtime.Options{StateDir: *stateDir, Logger: logger, Subreaper: goruntime.GOOS == "linux", StartupConcurrency: *startup,
 		ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)}})
 	if err != nil {
 		logger.Error("starting runtime", "error", err)
@@ -60,7 +62,8 @@ func runGateway(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	code := 0
-	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)}, Logger: logger})
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)},
+		StartupWait: noWaitIfZero(*startupWait), Logger: logger})
 	if err != nil {
 		logger.Error("building the gateway", "error", err)
 		code = 2
@@ -94,6 +97,12 @@ type mcpListener struct {
 	ln    net.Listener
 	token string
 	tools runtime.GatewayFilter // -mcp-allow, -mcp-deny
+	// startupWait is the gateway's MCPServerOptions.StartupWait
+	// (-mcp-startup-wait).
+	startupWait time.Duration
+	// timeouts are the HTTP server's (zero fields: apiTimeouts' defaults;
+	// Write is not used, see newGatewayHTTPServer).
+	timeouts apiTimeouts
 }
 
 // listenMCP binds addr for the gateway. Off loopback it refuses to start
@@ -125,7 +134,7 @@ func listenMCP(addr, tokenFile string) (*mcpListener, error) {
 // serve serves rt's gateway at /mcp until stop; the returned func stops it.
 func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: l.tools, Logger: logger})
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: l.tools, StartupWait: l.startupWait, Logger: logger})
 	if err != nil {
 		cancel()
 		l.ln.Close()
@@ -133,7 +142,7 @@ func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", runtime.MCPHandler(srv, runtime.MCPHTTPOptions{Token: l.token}))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := newGatewayHTTPServer(mux, logger, l.timeouts)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -151,4 +160,28 @@ func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func
 		}
 		<-done
 	}, nil
+}
+
+// newGatewayHTTPServer is the http.Server of the gateway's Streamable
+// HTTP endpoint: as newAPIServer, a client that sends its headers or body
+// slowly, or holds an idle connection, is cut off (ReadHeader, Read,
+// Idle). It has no WriteTimeout: a client's GET stream (server-to-client
+// notifications: list_changed, logs) and a POST answered as an SSE stream
+// (a tool call with progress) rightly stay open as long as the session or
+// the call, and the SDK's handler sets no per-write deadline of its own as
+// the management API's event stream does. ReadTimeout does not cut them:
+// net/http clears the read deadline once a request's body is read.
+func newGatewayHTTPServer(h http.Handler, logger *slog.Logger, t apiTimeouts) *http.Server {
+	hs := newAPIServer(h, logger, t)
+	hs.WriteTimeout = 0
+	return hs
+}
+
+// noWaitIfZero maps a -startup-wait of 0 (which to MCPServerOptions means
+// the default) to no wait, as a user who writes 0 means.
+func noWaitIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -49,6 +49,7 @@ func runServe(args []string) int {
 	mcpTokenFile := fs.String("mcp-token-file", "", "`file` whose first line is the bearer token -mcp-listen requires of every client (required off loopback)")
 	mcpAllow := fs.String("mcp-allow", "", "comma-separated registry-name `globs` of the tools -mcp-listen's clients may see and call (default: all)")
 	mcpDeny := fs.String("mcp-deny", "", "comma-separated registry-name `globs` of the tools -mcp-listen's clients may not see or call (deny wins)")
+	mcpStartupWait := fs.Duration("mcp-startup-wait", runtime.DefaultGatewayStartupWait, "how long -mcp-listen's list requests wait, at startup, for the servers' first connects (runtime.MCPServerOptions.StartupWait; 0 or negative: no wait)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -73,8 +74,8 @@ func runServe(args []string) int {
 		StartupConcurrency: *startup, ToolSearch: runtime.ToolSearch{Enabled: *toolSearch, Pinned: pinList(*pin)},
 		KeepAlive: *keepAlive, Home: *home, Projects: projects}
 	logger := newLogger(os.Stderr, level)
-	if (*mcpTokenFile != "" || *mcpAllow != "" || *mcpDeny != "") && *mcpListen == "" {
-		fmt.Fprintln(os.Stderr, "demo run: -mcp-token-file, -mcp-allow and -mcp-deny need -mcp-listen")
+	if (*mcpTokenFile != "" || *mcpAllow != "" || *mcpDeny != "" || *mcpStartupWait != runtime.DefaultGatewayStartupWait) && *mcpListen == "" {
+		fmt.Fprintln(os.Stderr, "demo run: -mcp-token-file, -mcp-allow, -mcp-deny and -mcp-startup-wait need -mcp-listen")
 		return 2
 	}
 	stdout := &lineWriter{w: os.Stdout}
@@ -93,6 +94,7 @@ func runServe(args []string) int {
 			return 2
 		}
 		gateway.tools = runtime.GatewayFilter{Allow: pinList(*mcpAllow), Deny: pinList(*mcpDeny)}
+		gateway.startupWait = noWaitIfZero(*mcpStartupWait)
 	}
 	code := serveAPI(stdout, logger, opts, *listen, otel, gateway)
 	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
