@@ -14,9 +14,9 @@ import (
 
 // Completions and server logs through the gateway.
 
-// templateOwner is the server of a template the gateway serves, and the
-// template as the server wrote it.
-type templateOwner struct{ server, original string }
+// servedOwner is the server of a resource or template the gateway
+// serves, and its URI (template) as the server wrote it.
+type servedOwner struct{ server, original string }
 
 // complete answers completion/complete: a prompt argument goes to the
 // prompt's server (by its registry name), a template variable to the

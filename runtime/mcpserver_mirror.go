@@ -40,12 +40,11 @@ type mirror struct {
 	// inflight: a listing of the server runs; again: list once more after.
 	inflight, again map[string]bool
 
-	// templates is who owns each template served (syncResources
-	// publishes it), for completions, which run on the SDK's goroutines.
-	templates atomic.Pointer[map[string]templateOwner]
-	// plainResources is the server of each resource served under its own
-	// URI (syncResources publishes it), for subscriptions.
-	plainResources atomic.Pointer[map[string]string]
+	// templates and servedResources are who owns each template and
+	// resource served, by the URI (template) served (syncResources
+	// publishes them), for completions and subscriptions, which run on
+	// the SDK's goroutines.
+	templates, servedResources atomic.Pointer[map[string]servedOwner]
 	// subs are the clients' resource subscriptions.
 	subs *gatewaySubs
 	// logs feeds forwardLogs; a line that finds it full is dropped.

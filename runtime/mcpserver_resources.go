@@ -182,7 +182,10 @@ func (m *mirror) forgetGen(server string) {
 }
 
 // syncResources serves the resources and templates of the listings held,
-// prefixed where their URIs collide (see GatewayURI).
+// prefixed where their URIs collide (see GatewayURI). Who owns what is
+// published before the SDK lists it, so a client that lists and then
+// completes or subscribes at once finds it (a refused item is dropped
+// from it after).
 func (m *mirror) syncResources() {
 	uses := map[string]int{}
 	for _, l := range m.resources {
@@ -200,13 +203,14 @@ func (m *mirror) syncResources() {
 			}
 		}
 	}
-	want := map[string]bool{}
-	owners := map[string]templateOwner{}
-	plain := map[string]string{} // URI served unprefixed -> its server
-	defer func() {
-		m.templates.Store(&owners)
-		m.plainResources.Store(&plain)
-	}()
+	var plan []servedItem
+	planned := map[string]bool{}
+	add := func(it servedItem) {
+		if !planned[it.key] { // the same URI twice in one listing: the first is served
+			planned[it.key] = true
+			plan = append(plan, it)
+		}
+	}
 	for _, server := range sortedKeys(m.resources) {
 		l := m.resources[server]
 		for _, r := range l.resources {
@@ -215,10 +219,8 @@ func (m *mirror) syncResources() {
 			if prefixed {
 				c.URI = GatewayURI(server, r.URI)
 			}
-			m.serve("r"+c.URI, &c, want, func() { m.srv.AddResource(&c, m.readResource(server, r.URI, prefixed)) })
-			if _, taken := plain[c.URI]; !taken && !prefixed && want["r"+c.URI] {
-				plain[c.URI] = server
-			}
+			add(servedItem{key: "r" + c.URI, item: &c, owner: servedOwner{server, r.URI},
+				add: func() { m.srv.AddResource(&c, m.readResource(server, r.URI, prefixed)) }})
 		}
 		for _, t := range l.templates {
 			c := *t
@@ -226,11 +228,19 @@ func (m *mirror) syncResources() {
 			if prefixed {
 				c.URITemplate = GatewayURI(server, t.URITemplate)
 			}
-			m.serve("t"+c.URITemplate, &c, want, func() { m.srv.AddResourceTemplate(&c, m.readResource(server, "", prefixed)) })
-			if _, taken := owners[c.URITemplate]; !taken && want["t"+c.URITemplate] {
-				owners[c.URITemplate] = templateOwner{server: server, original: t.URITemplate}
-			}
+			add(servedItem{key: "t" + c.URITemplate, item: &c, owner: servedOwner{server, t.URITemplate},
+				add: func() { m.srv.AddResourceTemplate(&c, m.readResource(server, "", prefixed)) }})
 		}
+	}
+	m.publishOwners(plan, planned)
+	want := map[string]bool{}
+	for _, it := range plan {
+		if m.serve(it) {
+			want[it.key] = true
+		}
+	}
+	if len(want) < len(plan) {
+		m.publishOwners(plan, want)
 	}
 	var gone, goneTemplates []string
 	for key := range m.exposed {
@@ -252,23 +262,47 @@ func (m *mirror) syncResources() {
 	}
 }
 
-// serve adds an item under key unless the same is served already; one
-// the SDK refuses (a template it cannot parse) is logged and skipped.
-func (m *mirror) serve(key string, item any, want map[string]bool, add func()) {
-	if want[key] {
-		return // the same URI twice in one listing: the first is served
+// servedItem is a resource ("r"+URI) or template ("t"+URI template) to
+// serve: what to list, its owner, and how to add it to the server.
+type servedItem struct {
+	key   string
+	item  any
+	owner servedOwner
+	add   func()
+}
+
+// publishOwners publishes the owners of the items of plan in served, for
+// completions and subscriptions.
+func (m *mirror) publishOwners(plan []servedItem, served map[string]bool) {
+	resources, templates := map[string]servedOwner{}, map[string]servedOwner{}
+	for _, it := range plan {
+		if !served[it.key] {
+			continue
+		}
+		if uri, ok := strings.CutPrefix(it.key, "r"); ok {
+			resources[uri] = it.owner
+		} else {
+			templates[it.key[1:]] = it.owner
+		}
 	}
-	data, _ := json.Marshal(item)
-	if m.exposed[key] == string(data) {
-		want[key] = true
-		return
+	m.servedResources.Store(&resources)
+	m.templates.Store(&templates)
+}
+
+// serve adds an item unless the same is served already, reporting whether
+// it is served; one the SDK refuses (a template it cannot parse) is
+// logged and skipped.
+func (m *mirror) serve(it servedItem) bool {
+	data, _ := json.Marshal(it.item)
+	if m.exposed[it.key] == string(data) {
+		return true
 	}
-	if err := catch(add); err != nil {
-		m.logger.Warn("not serving a resource the MCP server refused", "uri", key[1:], "error", err)
-		return
+	if err := catch(it.add); err != nil {
+		m.logger.Warn("not serving a resource the MCP server refused", "uri", it.key[1:], "error", err)
+		return false
 	}
-	want[key] = true
-	m.exposed[key] = string(data)
+	m.exposed[it.key] = string(data)
+	return true
 }
 
 // readResource is the handler of a resource (original set) or template

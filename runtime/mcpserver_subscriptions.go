@@ -94,9 +94,9 @@ func (m *mirror) resourceOf(uri string) (server, original string, ok bool) {
 	if server, original, ok := SplitGatewayURI(uri); ok {
 		return server, original, true
 	}
-	if plain := m.plainResources.Load(); plain != nil {
-		if server, ok := (*plain)[uri]; ok {
-			return server, uri, true
+	if served := m.servedResources.Load(); served != nil {
+		if o, ok := (*served)[uri]; ok && o.original == uri {
+			return o.server, uri, true
 		}
 	}
 	owners := m.templates.Load()
