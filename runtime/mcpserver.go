@@ -33,7 +33,14 @@ type MCPServerOptions struct {
 	// a server's tools filter (config.ToolFilter: "*" matches any run of
 	// characters, deny wins, an empty Allow allows every tool). A tool
 	// left out is not listed, and a call of it fails as a call of an
-	// unknown tool does.
+	// unknown tool does. Prompts are filtered by their registry names the
+	// same way (a prompt left out is not listed, got or completed). A
+	// server's resources, resource templates, subscriptions, template
+	// completions and log lines reach clients only when the filter allows
+	// the bare prefix "{server}__": Allow "a__*" allows it for server a,
+	// Deny "ex__*" hides server ex's, Deny "*__delete_*" hides no
+	// server's (an Allow that names tools only, "*__read_*", hides every
+	// server's).
 	Tools GatewayFilter
 	// Logger gets what the gateway skips (a tool the SDK would refuse, a
 	// listing that failed); nil: the runtime's logger.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -30,6 +31,9 @@ func (m *mirror) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	var ref CompletionRef
 	switch p.Ref.Type {
 	case "ref/prompt":
+		if !m.opts.Tools.allows(p.Ref.Name) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completing an argument of prompt %q: %v", p.Ref.Name, prompts.ErrUnknownPrompt)}
+		}
 		ref.Prompt = p.Ref.Name
 	case "ref/resource":
 		owners := m.templates.Load()

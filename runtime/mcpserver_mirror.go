@@ -130,6 +130,9 @@ func (m *mirror) event(e events.Event) {
 		m.forget(e.Server)
 		m.syncPrompts()
 	case events.ServerLog:
+		if !m.serverVisible(e.Server) {
+			return
+		}
 		select {
 		case m.logs <- e:
 		default: // the clients are slow: drop rather than queue

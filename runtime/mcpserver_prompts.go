@@ -11,12 +11,14 @@ import (
 	"github.com/openprogram/mcpvisor/prompts"
 )
 
-// syncPrompts makes the server's prompts the registry's, as syncTools
-// does for tools. Prompts are not filtered: the tool filter is about what
-// a client may run.
+// syncPrompts makes the server's prompts the registry's that the filter
+// allows (by registry name, as for tools), as syncTools does for tools.
 func (m *mirror) syncPrompts() {
 	want := map[string]bool{}
 	for _, p := range m.rt.prompts.List() {
+		if !m.opts.Tools.allows(p.Name) {
+			continue
+		}
 		mp := mcpPrompt(p)
 		key, _ := json.Marshal(mp)
 		want[p.Name] = true

@@ -188,7 +188,10 @@ func (m *mirror) forgetGen(server string) {
 // from it after).
 func (m *mirror) syncResources() {
 	uses := map[string]int{}
-	for _, l := range m.resources {
+	for server, l := range m.resources {
+		if !m.serverVisible(server) {
+			continue // what a client does not see cannot collide
+		}
 		seen := map[string]bool{}
 		for _, r := range l.resources {
 			if !seen["r"+r.URI] {
@@ -213,6 +216,9 @@ func (m *mirror) syncResources() {
 	}
 	for _, server := range sortedKeys(m.resources) {
 		l := m.resources[server]
+		if !m.serverVisible(server) {
+			continue
+		}
 		for _, r := range l.resources {
 			c := *r
 			prefixed := uses["r"+r.URI] > 1

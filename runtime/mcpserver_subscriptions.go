@@ -92,7 +92,7 @@ func (m *mirror) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 // template, when several do).
 func (m *mirror) resourceOf(uri string) (server, original string, ok bool) {
 	if server, original, ok := SplitGatewayURI(uri); ok {
-		return server, original, true
+		return server, original, m.serverVisible(server)
 	}
 	if served := m.servedResources.Load(); served != nil {
 		if o, ok := (*served)[uri]; ok && o.original == uri {

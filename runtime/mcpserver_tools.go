@@ -75,6 +75,16 @@ func (m *mirror) visible(name string) bool {
 	return (name == SearchToolName && m.rt.opts.ToolSearch.Enabled) || m.opts.Tools.allows(name)
 }
 
+// serverVisible reports whether the server's clients may see what server
+// offers besides its tools and prompts: its resources, resource
+// templates, resource subscriptions, template completions and log lines
+// (and, for the forwarding, what it asks of a client). The filter decides
+// on the bare prefix "{server}__": an allow of "a__*" allows server a, a
+// deny of "ex__*" hides server ex, a deny of "*__delete_*" hides nothing.
+func (m *mirror) serverVisible(server string) bool {
+	return m.opts.Tools.allows(server + "__")
+}
+
 // callUnlisted is the server's middleware with tool search on: a
 // tools/call of a tool the server does not list (the model found it with
 // search_tools) goes to the tool's handler as a listed one's does, where
