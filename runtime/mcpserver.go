@@ -159,6 +159,10 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	if r.opts.ToolSearch.Enabled {
 		m.srv.AddReceivingMiddleware(m.callUnlisted)
 	}
+	// Under workMu until work.Go: Shutdown's work.Wait cannot begin in
+	// between (what runs here is quick and waits for nothing).
+	r.workMu.Lock()
+	defer r.workMu.Unlock()
 	select {
 	case <-r.stopWatch:
 		return nil, fmt.Errorf("serving the registry: %w", ErrShuttingDown)
