@@ -27,7 +27,9 @@ import (
 //
 // which a client reads like any other; the gateway strips the prefix and
 // reads uri on server (server names hold no "/", so the first "/" ends
-// it). The contents of such a read carry the prefixed URI too.
+// it). The contents of such a read carry the prefixed URI too. A server's
+// own URI that begins with "mcpvisor:" is always served prefixed, so no
+// URI the gateway serves unprefixed looks like a prefixed one.
 
 // GatewayURIScheme begins the URI of a resource that more than one server
 // offers under the same URI: "mcpvisor:{server}/{uri}".
@@ -221,7 +223,7 @@ func (m *mirror) syncResources() {
 		}
 		for _, r := range l.resources {
 			c := *r
-			prefixed := uses["r"+r.URI] > 1
+			prefixed := uses["r"+r.URI] > 1 || strings.HasPrefix(r.URI, GatewayURIScheme)
 			if prefixed {
 				c.URI = GatewayURI(server, r.URI)
 			}
@@ -230,7 +232,7 @@ func (m *mirror) syncResources() {
 		}
 		for _, t := range l.templates {
 			c := *t
-			prefixed := uses["t"+t.URITemplate] > 1
+			prefixed := uses["t"+t.URITemplate] > 1 || strings.HasPrefix(t.URITemplate, GatewayURIScheme)
 			if prefixed {
 				c.URITemplate = GatewayURI(server, t.URITemplate)
 			}
