@@ -68,7 +68,8 @@ func (m *mirror) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 // dropped (the runtime's own log still has them).
 const gatewayLogBuffer = 256
 
-// logSendTimeout bounds the sending of one line to one client.
+// logSendTimeout bounds the sending of one line to one client; each
+// client has its own queue (outboxes), so a slow one delays only itself.
 const logSendTimeout = 2 * time.Second
 
 // forwardLogs sends every server log line (MCP log notifications and
@@ -76,7 +77,9 @@ const logSendTimeout = 2 * time.Second
 // to each client that asked for logs (logging/setLevel) at the line's
 // level or below. The logger is the server's name, with the server's own
 // logger name after a "/" when it gave one; a stderr line is at "info",
-// one of a level MCP does not define at "error".
+// one of a level MCP does not define at "error". Each client's lines go
+// through its own queue of 64 (outboxes): a client that stopped reading
+// loses its own lines, not the others'.
 func (m *mirror) forwardLogs(ctx context.Context) {
 	for {
 		select {
@@ -88,9 +91,8 @@ func (m *mirror) forwardLogs(ctx context.Context) {
 				params.Logger += "/" + e.Logger
 			}
 			for ss := range m.srv.Sessions() {
-				sctx, cancel := context.WithTimeout(ctx, logSendTimeout)
-				_ = ss.Log(sctx, params)
-				cancel()
+				// The SDK sends only to a session that asked for the level.
+				m.outbox.post(ctx, ss, func(sctx context.Context) { _ = ss.Log(sctx, params) })
 			}
 		}
 	}

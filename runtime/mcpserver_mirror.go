@@ -49,13 +49,15 @@ type mirror struct {
 	subs *gatewaySubs
 	// logs feeds forwardLogs; a line that finds it full is dropped.
 	logs chan events.ServerLog
+	// outbox sends each client session its log lines.
+	outbox *outboxes
 }
 
 func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
 	return &mirror{rt: r, opts: opts, logs: make(chan events.ServerLog, gatewayLogBuffer), logger: opts.Logger.With("component", "gateway"),
 		tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]serverResources{}, exposed: map[string]string{},
 		reports: make(chan serverResources), done: make(chan struct{}), gen: map[string]uint64{},
-		inflight: map[string]bool{}, again: map[string]bool{}, subs: newGatewaySubs(r)}
+		inflight: map[string]bool{}, again: map[string]bool{}, subs: newGatewaySubs(r), outbox: newOutboxes()}
 }
 
 // run follows the registry (tools) and the event stream (prompts, server
