@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,13 +19,13 @@ func (m *mirror) syncPrompts() {
 			continue
 		}
 		mp := mcpPrompt(p)
-		key, _ := json.Marshal(mp)
+		key := digestOf(mp)
 		want[p.Name] = true
-		if m.prompts[p.Name] == string(key) {
+		if m.prompts[p.Name] == key {
 			continue
 		}
 		m.srv.AddPrompt(mp, m.getPrompt(p.Name))
-		m.prompts[p.Name] = string(key)
+		m.prompts[p.Name] = key
 	}
 	var gone []string
 	for name := range m.prompts {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -50,12 +51,16 @@ func SplitGatewayURI(uri string) (server, original string, ok bool) {
 }
 
 // Bounds of one server's resource listing: at most this many pages and
-// items are served, and the listing gives up after listingTimeout (the
-// server's own timeout_seconds bounds each page too).
+// items are served, at most maxListingBytes of them (as JSON, after each
+// description is cut to maxResourceDescriptionBytes, as the tool search
+// index cuts a tool's), and the listing gives up after listingTimeout
+// (the server's own timeout_seconds bounds each page too).
 const (
-	maxResourcePages = 50
-	maxResources     = 5000
-	listingTimeout   = 60 * time.Second
+	maxResourcePages            = 50
+	maxResources                = 5000
+	maxListingBytes             = 4 << 20
+	maxResourceDescriptionBytes = 8 << 10
+	listingTimeout              = 60 * time.Second
 )
 
 // serverResources is one listing of a server, scrubbed.
@@ -129,6 +134,12 @@ func (m *mirror) listed(l serverResources) {
 // listAll reads every page of conn's resources into l, within the bounds.
 func listAll(ctx context.Context, conn *mcpconn.Conn, l *serverResources) error {
 	cursor := ""
+	size := 0 // JSON bytes taken
+	fits := func(item any) bool {
+		data, _ := json.Marshal(item)
+		size += len(data)
+		return size <= maxListingBytes
+	}
 	for page := 0; page < maxResourcePages && len(l.resources) < maxResources; page++ {
 		res, templates, err := conn.ListResources(ctx, cursor)
 		if err != nil {
@@ -139,6 +150,10 @@ func listAll(ctx context.Context, conn *mcpconn.Conn, l *serverResources) error 
 				c := *t
 				c.URITemplate, c.Name, c.Title, c.Description, c.MIMEType = conn.Scrub(c.URITemplate), conn.Scrub(c.Name), conn.Scrub(c.Title), conn.Scrub(c.Description), conn.Scrub(c.MIMEType)
 				c.Icons, c.Meta = scrubIcons(conn, c.Icons), binding.ScrubMeta(conn, c.Meta)
+				c.Description = truncateUTF8(c.Description, maxResourceDescriptionBytes)
+				if !fits(&c) {
+					return fmt.Errorf("the listing is over %d bytes: the rest is left out", maxListingBytes)
+				}
 				l.templates = append(l.templates, &c)
 			}
 		}
@@ -147,6 +162,10 @@ func listAll(ctx context.Context, conn *mcpconn.Conn, l *serverResources) error 
 				c := *r
 				c.URI, c.Name, c.Title, c.Description, c.MIMEType = conn.Scrub(c.URI), conn.Scrub(c.Name), conn.Scrub(c.Title), conn.Scrub(c.Description), conn.Scrub(c.MIMEType)
 				c.Icons, c.Meta = scrubIcons(conn, c.Icons), binding.ScrubMeta(conn, c.Meta)
+				c.Description = truncateUTF8(c.Description, maxResourceDescriptionBytes)
+				if !fits(&c) {
+					return fmt.Errorf("the listing is over %d bytes: the rest is left out", maxListingBytes)
+				}
 				l.resources = append(l.resources, &c)
 			}
 		}
@@ -301,15 +320,15 @@ func (m *mirror) publishOwners(plan []servedItem, served map[string]bool) {
 // it is served; one the SDK refuses (a template it cannot parse) is
 // logged and skipped.
 func (m *mirror) serve(it servedItem) bool {
-	data, _ := json.Marshal(it.item)
-	if m.exposed[it.key] == string(data) {
+	sum := digestOf(it.item)
+	if m.exposed[it.key] == sum {
 		return true
 	}
 	if err := catch(it.add); err != nil {
 		m.logger.Warn("not serving a resource the MCP server refused", "uri", it.key[1:], "error", err)
 		return false
 	}
-	m.exposed[it.key] = string(data)
+	m.exposed[it.key] = sum
 	return true
 }
 

@@ -1,10 +1,19 @@
 package runtime
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/config"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // syncedMirror is a mirror (no runtime, no run) serving the listings
@@ -57,5 +66,45 @@ func TestGatewayResourceOf(t *testing.T) {
 	}
 	if _, ok := m.exposed["r"+"mcpvisor:other/x"]; ok {
 		t.Error("ex's own mcpvisor: URI is served as it is")
+	}
+}
+
+// A listing keeps each description to 8 KiB and the whole to 4 MiB of
+// JSON: a server with 1000 resources of 20 KiB descriptions gets the
+// first of them served, cut, and the listing says it stopped.
+func TestGatewayListingBounded(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "big"}, &mcp.ServerOptions{PageSize: 100})
+	long := strings.Repeat("é", 10<<10) // 20 KiB, two bytes a rune
+	for i := range 1000 {
+		uri := fmt.Sprintf("big://r/%d", i)
+		srv.AddResource(&mcp.Resource{URI: uri, Name: uri, Description: long}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, mcp.ResourceNotFoundError(uri)
+		})
+	}
+	conn, err := mcpconn.Dial(t.Context(), mcpconn.Options{
+		Server:    config.Server{Name: "big", Type: config.TypeLocal, Command: []string{"in-memory"}, Enabled: true},
+		Transport: connected(srv), Grace: time.Second, Client: &mcp.Implementation{Name: "test"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	l := serverResources{server: "big"}
+	if err := listAll(t.Context(), conn, &l); err == nil || !strings.Contains(err.Error(), "over 4194304 bytes") {
+		t.Errorf("listAll = %v, want it to say the listing was cut", err)
+	}
+	if n := len(l.resources); n == 0 || n >= 1000 {
+		t.Fatalf("%d resources served, want some, not all", n)
+	}
+	total := 0
+	for _, r := range l.resources {
+		if len(r.Description) > maxResourceDescriptionBytes || !utf8.ValidString(r.Description) {
+			t.Fatalf("a description of %d bytes (valid UTF-8: %v) served", len(r.Description), utf8.ValidString(r.Description))
+		}
+		data, _ := json.Marshal(r)
+		total += len(data)
+	}
+	if total > maxListingBytes {
+		t.Errorf("%d bytes of listing served, want at most %d", total, maxListingBytes)
 	}
 }

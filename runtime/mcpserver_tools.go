@@ -32,9 +32,9 @@ func (m *mirror) syncTools() {
 			m.logger.Warn("not serving a tool the MCP server could not list", "tool", t.Name, "error", err)
 			continue
 		}
-		key, _ := json.Marshal(mt)
+		key := digestOf(mt)
 		want[t.Name] = true
-		if m.tools[t.Name] == string(key) {
+		if m.tools[t.Name] == key {
 			continue
 		}
 		if err := catch(func() { m.srv.AddTool(mt, m.callTool(t.Name, t.Server)) }); err != nil {
@@ -42,7 +42,7 @@ func (m *mirror) syncTools() {
 			delete(want, t.Name)
 			continue
 		}
-		m.tools[t.Name] = string(key)
+		m.tools[t.Name] = key
 	}
 	var gone []string
 	for name := range m.tools {
