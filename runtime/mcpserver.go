@@ -70,9 +70,10 @@ func (f GatewayFilter) allows(name string) bool {
 
 // MCPServer returns an MCP server that serves the registry: every tool
 // the filter allows under its registry name with all its metadata (title,
-// annotations, input and output schema, icons, _meta), every prompt under
-// its registry name, every resource and resource template of every ready
-// server (see resourceURI for the URIs). It follows the registry until
+// annotations, input and output schema, icons, _meta), every prompt the
+// filter allows under its registry name, every resource and resource
+// template of every ready server the filter shows (see GatewayURI for the
+// URIs, and MCPServerOptions.Tools for the filter). It follows the registry until
 // ctx ends or the runtime shuts down: each change adds or removes what
 // changed, and the SDK tells every connected client with one
 // notifications/*/list_changed per list for a burst of changes (it
