@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,6 +43,13 @@ type MCPServerOptions struct {
 	// server's (an Allow that names tools only, "*__read_*", hides every
 	// server's).
 	Tools GatewayFilter
+	// ParkTimeout is how long a call of a client on protocol 2026-07-28
+	// that the gateway answered input-required (the server asked for
+	// sampling, elicitation or roots) waits for the client's retry before
+	// the upstream call is cancelled: the client's time to answer. 0:
+	// DefaultParkTimeout (60 s); the server's call timeout bounds the
+	// call as a whole in any case.
+	ParkTimeout time.Duration
 	// Logger gets what the gateway skips (a tool the SDK would refuse, a
 	// listing that failed); nil: the runtime's logger.
 	Logger *slog.Logger
@@ -92,7 +100,8 @@ func (f GatewayFilter) allows(name string) bool {
 // JSON-RPC error. Sampling, elicitation and roots a server asks during a
 // call go to the calling client when it declared the capability (see
 // forwarder for the routing and its limits), else to the Options
-// handlers.
+// handlers; a client on protocol 2026-07-28 is asked through the
+// gateway's input-required answers to its call (see parkedCall).
 //
 // A client may subscribe to any resource the server serves
 // (resources/subscribe, or a subscriptions/listen stream): the server of
@@ -139,6 +148,7 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 		opts.Logger = r.opts.Logger
 	}
 	m := newMirror(r, opts)
+	m.parked = newParkedCalls(ctx, opts.ParkTimeout)
 	m.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       slog.New(levelFilter{opts.Logger.Handler(), slog.LevelWarn}).With("component", "gateway"),
@@ -166,6 +176,7 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	defer r.workMu.Unlock()
 	select {
 	case <-r.stopWatch:
+		m.parked.stop()
 		return nil, fmt.Errorf("serving the registry: %w", ErrShuttingDown)
 	default:
 	}

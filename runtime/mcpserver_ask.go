@@ -20,7 +20,8 @@ import (
 // client is asked. A client's answer is bounded as the request is (its
 // JSON at most ServerRequests.MaxBytes) and checked as the runtime checks
 // the host's own answers, and the wait for it ends with the gateway call
-// it belongs to.
+// it belongs to. A client on 2026-07-28 is asked through its parked call
+// (parkedCall.ask), the same checks applying to its answer.
 
 // The methods of the requests a server asks its client.
 const (
@@ -38,11 +39,10 @@ func (f *forwarder) sampling(g *requestGate, local func(context.Context, string,
 	local = guard(g, methodSampling, samplingParams, local)
 	return func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
 		withTools := req.Params != nil && len(req.Params.Tools) > 0
-		ss, call := f.route(ctx, server, func(ss *mcp.ServerSession) bool {
-			c := clientCaps(ss)
-			return c != nil && c.Sampling != nil && (!withTools || c.Sampling.Tools != nil)
+		call := f.route(ctx, server, func(c *mcp.ClientCapabilities) bool {
+			return c.Sampling != nil && (!withTools || c.Sampling.Tools != nil)
 		})
-		if ss == nil {
+		if call == nil {
 			if local == nil {
 				return nil, mcpconn.ErrNoSampling
 			}
@@ -55,11 +55,9 @@ func (f *forwarder) sampling(g *requestGate, local func(context.Context, string,
 			if err != nil {
 				return nil, err
 			}
-			ctx, cancel := within(ctx, call)
-			defer cancel()
-			res, err := ss.CreateMessageWithTools(ctx, req.Params)
+			res, err := askCall(ctx, call, req.Params, (*mcp.ServerSession).CreateMessageWithTools)
 			if err != nil {
-				return nil, clientError(ctx, err)
+				return nil, err
 			}
 			return res, checkSampling(in, res, g.limits.MaxBytes)
 		}
@@ -73,9 +71,8 @@ func (f *forwarder) elicitation(g *requestGate, local func(context.Context, stri
 	local = guard(g, methodElicit, elicitParams, local)
 	return func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		url := req.Params != nil && (req.Params.Mode == "url" || req.Params.Mode == "" && req.Params.URL != "")
-		ss, call := f.route(ctx, server, func(ss *mcp.ServerSession) bool {
-			c := clientCaps(ss)
-			if c == nil || c.Elicitation == nil {
+		call := f.route(ctx, server, func(c *mcp.ClientCapabilities) bool {
+			if c.Elicitation == nil {
 				return false
 			}
 			if url {
@@ -84,7 +81,7 @@ func (f *forwarder) elicitation(g *requestGate, local func(context.Context, stri
 			// Neither mode said is form, as before 2025-11-25.
 			return c.Elicitation.Form != nil || c.Elicitation.URL == nil
 		})
-		if ss == nil {
+		if call == nil {
 			if local == nil {
 				return &mcp.ElicitResult{Action: "decline"}, nil
 			}
@@ -94,11 +91,9 @@ func (f *forwarder) elicitation(g *requestGate, local func(context.Context, stri
 			if req.Params == nil {
 				return nil, errors.New("elicitation request without parameters")
 			}
-			ctx, cancel := within(ctx, call)
-			defer cancel()
-			res, err := ss.Elicit(ctx, req.Params)
+			res, err := askCall(ctx, call, req.Params, (*mcp.ServerSession).Elicit)
 			if err != nil {
-				return nil, clientError(ctx, err)
+				return nil, err
 			}
 			return checkElicit(res, g.limits.MaxBytes)
 		}
@@ -112,11 +107,8 @@ func (f *forwarder) elicitation(g *requestGate, local func(context.Context, stri
 // static instead, so a server re-listing in a loop floods no client.
 func (f *forwarder) roots(g *requestGate, static []*mcp.Root) func(context.Context, string) ([]*mcp.Root, error) {
 	return func(ctx context.Context, server string) ([]*mcp.Root, error) {
-		ss, call := f.route(ctx, server, func(ss *mcp.ServerSession) bool {
-			c := clientCaps(ss)
-			return c != nil && c.Roots.ListChanged
-		})
-		if ss == nil {
+		call := f.route(ctx, server, rootsDeclared)
+		if call == nil {
 			return static, nil
 		}
 		release, err := g.admit(server, methodRoots, nil)
@@ -124,11 +116,9 @@ func (f *forwarder) roots(g *requestGate, static []*mcp.Root) func(context.Conte
 			return static, nil
 		}
 		defer release()
-		ctx, cancel := within(ctx, call)
-		defer cancel()
-		res, err := ss.ListRoots(ctx, nil)
+		res, err := askCall(ctx, call, &mcp.ListRootsParams{}, (*mcp.ServerSession).ListRoots)
 		if err != nil {
-			return nil, clientError(ctx, err)
+			return nil, err
 		}
 		if err := bounded(res, g.limits.MaxBytes); err != nil {
 			return nil, err
@@ -140,6 +130,31 @@ func (f *forwarder) roots(g *requestGate, static []*mcp.Root) func(context.Conte
 		}
 		return res.Roots, nil
 	}
+}
+
+// askCall asks call's client params under ctx (the upstream request's):
+// through its parked call on 2026-07-28, else with direct (a request of
+// the gateway's own to the client). The answer is unchecked.
+func askCall[P mcp.InputRequest, R mcp.InputResponse](ctx context.Context, call *gatewayCall, params P, direct func(*mcp.ServerSession, context.Context, P) (R, error)) (R, error) {
+	var zero R
+	if call.park != nil {
+		answer, err := call.park.ask(ctx, params)
+		if err != nil {
+			return zero, err
+		}
+		res, ok := answer.(R)
+		if !ok {
+			return zero, errBadAnswer(fmt.Sprintf("a %T answering a %T", answer, params))
+		}
+		return res, nil
+	}
+	ctx, cancel := within(ctx, call.ctx)
+	defer cancel()
+	res, err := direct(call.session, ctx, params)
+	if err != nil {
+		return zero, clientError(ctx, err)
+	}
+	return res, nil
 }
 
 // errBadAnswer is a gateway client's answer the runtime does not pass on.

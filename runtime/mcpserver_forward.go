@@ -29,11 +29,14 @@ import (
 //
 // A session can answer when it declared the capability (sampling, with
 // tools when the request offers tools; elicitation in the request's mode;
-// roots with listChanged, the only roots capability the go-sdk lets a
-// server see) and negotiated a protocol before 2026-07-28: on that
-// protocol the SDK lets a server ask its client only through a tool
-// result, which would need the gateway's answer to the call to wait for
-// the client's retry; such a client gets the Options handlers' answers.
+// roots: with listChanged before 2026-07-28, the only roots capability the
+// go-sdk lets a server see there, any roots capability from then on). On
+// a protocol before 2026-07-28 the gateway asks it with a request of its
+// own; from 2026-07-28 on (where a server may ask its client only through
+// a tool result) the call is a parked one (see parkedCall) and the
+// question goes back to the client in the gateway's input-required
+// answer to the call. A session on 2026-07-28 with no call in flight
+// cannot be asked.
 
 // forwarder keeps what routing needs: the gateway calls in flight by
 // upstream server, the gateway servers alive (for their sessions), and
@@ -47,11 +50,14 @@ type forwarder struct {
 	watches map[string]func() // by upstream server name
 }
 
-// gatewayCall is one gateway tool call in flight.
+// gatewayCall is one gateway tool call in flight (or, from route, the
+// only session, with no ctx).
 type gatewayCall struct {
 	ctx     context.Context
 	session *mcp.ServerSession
-	seq     uint64 // order of beginning, for "the one that began last"
+	caps    *mcp.ClientCapabilities // what the client declared; nil: it cannot be asked
+	park    *parkedCall             // non-nil: asked through the call's result (2026-07-28)
+	seq     uint64                  // order of beginning, for "the one that began last"
 }
 
 type gatewayCallKey struct{}
@@ -60,13 +66,14 @@ func newForwarder() *forwarder {
 	return &forwarder{calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){}}
 }
 
-// begin records a gateway call of session on server and returns its
-// context (carrying the call) and the function that ends the record.
-func (f *forwarder) begin(ctx context.Context, server string, session *mcp.ServerSession) (context.Context, func()) {
+// begin records a gateway call of session on server (its client declared
+// caps; park: the parked call it runs in, if any) and returns its context
+// (carrying the call) and the function that ends the record.
+func (f *forwarder) begin(ctx context.Context, server string, session *mcp.ServerSession, caps *mcp.ClientCapabilities, park *parkedCall) (context.Context, func()) {
 	if session == nil {
 		return ctx, func() {}
 	}
-	c := &gatewayCall{session: session}
+	c := &gatewayCall{session: session, caps: caps, park: park}
 	ctx = context.WithValue(ctx, gatewayCallKey{}, c)
 	c.ctx = ctx
 	f.mu.Lock()
@@ -102,21 +109,22 @@ func (f *forwarder) unserve(s *mcp.Server) {
 	f.mu.Unlock()
 }
 
-// route picks the gateway session that answers a request of server
-// (under ctx, the context the SDK handler got) among those able (can),
-// with the context of the call it belongs to (nil: no call, the only
-// session). None: nil.
-func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.ServerSession) bool) (*mcp.ServerSession, context.Context) {
+// route picks the gateway call whose client answers a request of server
+// (under ctx, the context the SDK handler got) among those able (can, of
+// what the client declared): with no call in flight there, the only
+// session, as a gatewayCall without ctx. None: nil.
+func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.ClientCapabilities) bool) *gatewayCall {
+	able := func(c *gatewayCall) bool { return c.caps != nil && can(c.caps) }
 	if c, ok := ctx.Value(gatewayCallKey{}).(*gatewayCall); ok {
-		if can(c.session) {
-			return c.session, c.ctx
+		if able(c) {
+			return c
 		}
-		return nil, nil
+		return nil
 	}
 	f.mu.Lock()
 	var best *gatewayCall
 	for c := range f.calls[server] {
-		if can(c.session) && (best == nil || c.seq > best.seq) {
+		if able(c) && (best == nil || c.seq > best.seq) {
 			best = c
 		}
 	}
@@ -127,24 +135,28 @@ func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.Serv
 	}
 	f.mu.Unlock()
 	if best != nil {
-		return best.session, best.ctx
+		return best
 	}
 	if inFlight {
-		return nil, nil // the callers in flight cannot answer: none other asked
+		return nil // the callers in flight cannot answer: none other asked
 	}
 	var only *mcp.ServerSession
 	for _, s := range servers {
 		for ss := range s.Sessions() {
 			if only != nil {
-				return nil, nil
+				return nil
 			}
 			only = ss
 		}
 	}
-	if only == nil || !can(only) {
-		return nil, nil
+	if only == nil {
+		return nil
 	}
-	return only, nil
+	c := &gatewayCall{session: only, caps: clientCaps(only)}
+	if !able(c) {
+		return nil
+	}
+	return c
 }
 
 // watchRoots keeps the newest session's roots notifier of server
@@ -190,6 +202,26 @@ func clientCaps(ss *mcp.ServerSession) *mcp.ClientCapabilities {
 		return nil
 	}
 	return p.Capabilities
+}
+
+// onNewProtocol reports whether session negotiated newProtocol or later
+// (as the SDK decides whether a result may be input-required).
+func onNewProtocol(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= newProtocol
+}
+
+// rootsDeclared reports whether caps declare roots as the gateway can
+// use them: listChanged before newProtocol (the go-sdk shows a server
+// nothing else there), any roots capability from then on.
+func rootsDeclared(caps *mcp.ClientCapabilities) bool {
+	return caps.Roots.ListChanged || caps.RootsV2 != nil
+}
+
+// askable reports whether a client of caps may be asked anything at all
+// (sampling, elicitation or roots), so that its call is worth parking.
+func askable(caps *mcp.ClientCapabilities) bool {
+	return caps != nil && (caps.Sampling != nil || caps.Elicitation != nil || rootsDeclared(caps))
 }
 
 // within is the context of asking the gateway client about a request

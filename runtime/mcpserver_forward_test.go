@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -89,65 +90,70 @@ func clientModel(seen *atomic.Int32) func(context.Context, *mcp.CreateMessageWit
 	}
 }
 
+// The gateway client's protocols: one it asks with requests of its own,
+// and 2026-07-28 (the go-sdk's default), which it asks through
+// input-required answers to the call (parked calls; the go-sdk client's
+// multi round-trip middleware answers them).
+var clientProtocols = []string{legacyProtocol, ""}
+
 // A server's sampling during a gateway call reaches the gateway client
 // that declared sampling, whichever way the server asks (requests of its
 // own, or its tool result on 2026-07-28, where the call's context routes
-// it), and the client's answers reach the server; a client without the
-// capability, or one the gateway cannot ask (protocol 2026-07-28), gets
+// it) and whichever protocol the client is on, and the client's answers
+// reach the server; a client without the capability gets
 // Options.Sample's.
 func TestGatewayForwardsSampling(t *testing.T) {
 	for _, upstream := range []string{legacyProtocol, ""} {
-		t.Run("upstream protocol "+upstream, func(t *testing.T) {
-			local := &toolModel{}
-			rt := start(t, Options{Sample: local.sample, ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(upstream)...))
-			rt.waitReady(t, "ex")
+		for _, downstream := range clientProtocols {
+			t.Run(fmt.Sprintf("upstream %q client %q", upstream, downstream), func(t *testing.T) {
+				local := &toolModel{}
+				rt := start(t, Options{Sample: local.sample, ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(upstream)...))
+				rt.waitReady(t, "ex")
 
-			var seen atomic.Int32
-			_, capable := dialAsking(t, rt, &mcp.ClientOptions{CreateMessageWithToolsHandler: clientModel(&seen)}, legacyProtocol)
-			got := callText(t, capable, "ex__consult", map[string]any{"question": "2 + 3?"})
-			if !strings.Contains(got, "tool_use c-1 add") || !strings.Contains(got, "answer: the client says 5") {
-				t.Errorf("the server saw\n%s\nwant the client's tool use and answer", got)
-			}
-			if seen.Load() != 2 || len(local.requests()) != 0 {
-				t.Errorf("the client's model was asked %d times and Options.Sample %d, want 2 and 0", seen.Load(), len(local.requests()))
-			}
+				var seen atomic.Int32
+				_, capable := dialAsking(t, rt, &mcp.ClientOptions{CreateMessageWithToolsHandler: clientModel(&seen)}, downstream)
+				got := callText(t, capable, "ex__consult", map[string]any{"question": "2 + 3?"})
+				if !strings.Contains(got, "tool_use c-1 add") || !strings.Contains(got, "answer: the client says 5") {
+					t.Errorf("the server saw\n%s\nwant the client's tool use and answer", got)
+				}
+				if seen.Load() != 2 || len(local.requests()) != 0 {
+					t.Errorf("the client's model was asked %d times and Options.Sample %d, want 2 and 0", seen.Load(), len(local.requests()))
+				}
 
-			_, plain := dialAsking(t, rt, &mcp.ClientOptions{}, legacyProtocol)
-			if got := callText(t, plain, "ex__consult", map[string]any{"question": "2 + 3?"}); !strings.Contains(got, "answer: 2 + 3 = 5") {
-				t.Errorf("without the capability the server saw\n%s\nwant Options.Sample's answer", got)
-			}
-			var newSeen atomic.Int32
-			_, newer := dialAsking(t, rt, &mcp.ClientOptions{CreateMessageWithToolsHandler: clientModel(&newSeen)}, "")
-			if got := callText(t, newer, "ex__consult", map[string]any{"question": "2 + 3?"}); !strings.Contains(got, "answer: 2 + 3 = 5") || newSeen.Load() != 0 {
-				t.Errorf("a 2026-07-28 client: the server saw\n%s\n(client asked %d times), want Options.Sample's answer", got, newSeen.Load())
-			}
-			if n := len(local.requests()); n != 4 {
-				t.Errorf("Options.Sample was asked %d times, want 4", n)
-			}
-		})
+				_, plain := dialAsking(t, rt, &mcp.ClientOptions{}, downstream)
+				if got := callText(t, plain, "ex__consult", map[string]any{"question": "2 + 3?"}); !strings.Contains(got, "answer: 2 + 3 = 5") {
+					t.Errorf("without the capability the server saw\n%s\nwant Options.Sample's answer", got)
+				}
+				if n := len(local.requests()); n != 2 {
+					t.Errorf("Options.Sample was asked %d times, want 2", n)
+				}
+			})
+		}
 	}
 }
 
 // Elicitation goes to the client that declared it, else to Options.Elicit.
 func TestGatewayForwardsElicitation(t *testing.T) {
 	for _, upstream := range []string{legacyProtocol, ""} {
-		t.Run("upstream protocol "+upstream, func(t *testing.T) {
-			local := func(_ context.Context, req ElicitationRequest) (ElicitationResult, error) {
-				return ElicitationResult{Action: "accept", Content: map[string]any{"answer": "local to " + req.Server}}, nil
-			}
-			rt := start(t, Options{Elicit: local, ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(upstream)...))
-			rt.waitReady(t, "ex")
-			_, capable := dialAsking(t, rt, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "client saw " + req.Params.Message}}, nil
-			}}, legacyProtocol)
-			if got := callText(t, capable, "ex__elicit", map[string]any{"message": "who?"}); got != `accept {"answer":"client saw who?"}` {
-				t.Errorf("the server saw %q, want the client's answer", got)
-			}
-			_, plain := dialAsking(t, rt, &mcp.ClientOptions{}, legacyProtocol)
-			if got := callText(t, plain, "ex__elicit", nil); got != `accept {"answer":"local to ex"}` {
-				t.Errorf("without the capability the server saw %q, want Options.Elicit's", got)
-			}
-		})
+		for _, downstream := range clientProtocols {
+			t.Run(fmt.Sprintf("upstream %q client %q", upstream, downstream), func(t *testing.T) {
+				local := func(_ context.Context, req ElicitationRequest) (ElicitationResult, error) {
+					return ElicitationResult{Action: "accept", Content: map[string]any{"answer": "local to " + req.Server}}, nil
+				}
+				rt := start(t, Options{Elicit: local, ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(upstream)...))
+				rt.waitReady(t, "ex")
+				_, capable := dialAsking(t, rt, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "client saw " + req.Params.Message}}, nil
+				}}, downstream)
+				if got := callText(t, capable, "ex__elicit", map[string]any{"message": "who?"}); got != `accept {"answer":"client saw who?"}` {
+					t.Errorf("the server saw %q, want the client's answer", got)
+				}
+				_, plain := dialAsking(t, rt, &mcp.ClientOptions{}, downstream)
+				if got := callText(t, plain, "ex__elicit", nil); got != `accept {"answer":"local to ex"}` {
+					t.Errorf("without the capability the server saw %q, want Options.Elicit's", got)
+				}
+			})
+		}
 	}
 }
 
@@ -359,20 +365,20 @@ func TestGatewayForwardChecksAnswers(t *testing.T) {
 // several are.
 func TestGatewayForwardWithoutCall(t *testing.T) {
 	rt := start(t, Options{})
-	anyone := func(*mcp.ServerSession) bool { return true }
-	if ss, _ := rt.fwd.route(t.Context(), "ex", anyone); ss != nil {
+	anyone := func(*mcp.ClientCapabilities) bool { return true }
+	if call := rt.fwd.route(t.Context(), "ex", anyone); call != nil {
 		t.Fatal("a request was routed with no gateway session connected")
 	}
 	dialAsking(t, rt, nil, legacyProtocol)
-	ss, call := rt.fwd.route(t.Context(), "ex", anyone)
-	if ss == nil || call != nil {
-		t.Fatalf("the only session: routed to %v (call %v), want it, with no call", ss, call)
+	call := rt.fwd.route(t.Context(), "ex", anyone)
+	if call == nil || call.session == nil || call.ctx != nil || call.park != nil {
+		t.Fatalf("the only session: routed to %+v, want it, with no call", call)
 	}
-	if got, _ := rt.fwd.route(t.Context(), "ex", func(*mcp.ServerSession) bool { return false }); got != nil {
+	if got := rt.fwd.route(t.Context(), "ex", func(*mcp.ClientCapabilities) bool { return false }); got != nil {
 		t.Error("routed to the only session, which cannot answer")
 	}
 	dialAsking(t, rt, nil, legacyProtocol)
-	if got, _ := rt.fwd.route(t.Context(), "ex", anyone); got != nil {
+	if got := rt.fwd.route(t.Context(), "ex", anyone); got != nil {
 		t.Error("routed with two sessions connected and no call in flight")
 	}
 }

@@ -54,6 +54,9 @@ type mirror struct {
 	logs chan events.ServerLog
 	// outbox sends each client session its log lines.
 	outbox *outboxes
+	// parked are the calls of clients on 2026-07-28 run in rounds; run's
+	// end stops them.
+	parked *parkedCalls
 }
 
 // digest is the SHA-256 of the JSON of an item the server serves: enough
@@ -79,6 +82,7 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
+		m.parked.close()
 		close(m.done)
 		m.listings.Wait()
 	}()

@@ -154,19 +154,31 @@ func mcpIcons(in []tools.Icon) []mcp.Icon {
 	return out
 }
 
-// callTool is the handler of the tool registered as name, of server.
+// callTool is the handler of the tool registered as name, of server. A
+// client on protocol 2026-07-28 that declared something the gateway can
+// ask gets the call run as a parked call (see parkedCall), and its
+// retries (requestState set) go on with it.
 func (m *mirror) callTool(name, server string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !m.visible(name) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 		}
-		if name == SearchToolName && len(m.opts.Tools.Allow)+len(m.opts.Tools.Deny) > 0 {
-			ctx = withSearchHidden(ctx, func(t tools.Tool) bool { return !m.opts.Tools.allows(t.Name) })
+		if req.Params.RequestState != "" {
+			return m.parked.resume(ctx, req, name)
 		}
-		ctx, pass := binding.WithPassthrough(ctx)
-		// What the server asks during the call may go to this client.
-		ctx, done := m.rt.fwd.begin(ctx, server, req.Session)
-		defer done()
+		if req.Session != nil && onNewProtocol(req.Session) {
+			// What the session's first request declared (the SDK keeps it
+			// as the session's): req.ClientCapabilities would decode the
+			// request's _meta again on every call.
+			if p := req.Session.InitializeParams(); askable(p.Capabilities) {
+				return m.callParked(ctx, req, name, server, p.Capabilities)
+			}
+		}
+		var caps *mcp.ClientCapabilities
+		if req.Session != nil {
+			caps = clientCaps(req.Session)
+		}
+		ctx, run := m.upstreamCall(ctx, req, name, server, caps, nil)
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			session := req.Session
 			ctx = tools.WithProgress(ctx, func(p tools.Progress) {
@@ -175,10 +187,50 @@ func (m *mirror) callTool(name, server string) mcp.ToolHandler {
 				_ = session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
 			})
 		}
-		var args any
-		if len(req.Params.Arguments) > 0 {
-			args = req.Params.Arguments
+		return run(ctx)
+	}
+}
+
+// callParked runs the call of name as a parked call and serves its first
+// round under ctx (the client's request).
+func (m *mirror) callParked(ctx context.Context, req *mcp.CallToolRequest, name, server string, caps *mcp.ClientCapabilities) (*mcp.CallToolResult, error) {
+	pc, err := m.parked.start(req.Session, name, func(pc *parkedCall) func() (*mcp.CallToolResult, error) {
+		uctx, run := m.upstreamCall(pc.ctx, req, name, server, caps, pc)
+		if req.Params.GetProgressToken() != nil {
+			// Only then: a progress callback makes the runtime send the
+			// server a token of its own. A client's retries carry the
+			// first request's _meta (the go-sdk's do), so its rounds
+			// have a token if the first had.
+			uctx = tools.WithProgress(uctx, pc.progress)
 		}
+		return func() (*mcp.CallToolResult, error) { return run(uctx) }
+	})
+	if err != nil {
+		return nil, err
+	}
+	pc.mu.Lock()
+	pc.round = &round{ctx: ctx, progress: req.Params.GetProgressToken()}
+	pc.mu.Unlock()
+	return pc.serve(ctx)
+}
+
+// upstreamCall prepares the runtime's call of name (of server) for req,
+// under ctx: the context to run it under (progress may be added) and the
+// call, answering as the client gets it. What the server asks during the
+// call may go to the client (caps: what it declared; park: its parked
+// call).
+func (m *mirror) upstreamCall(ctx context.Context, req *mcp.CallToolRequest, name, server string, caps *mcp.ClientCapabilities, park *parkedCall) (context.Context, func(context.Context) (*mcp.CallToolResult, error)) {
+	if name == SearchToolName && len(m.opts.Tools.Allow)+len(m.opts.Tools.Deny) > 0 {
+		ctx = withSearchHidden(ctx, func(t tools.Tool) bool { return !m.opts.Tools.allows(t.Name) })
+	}
+	ctx, pass := binding.WithPassthrough(ctx)
+	ctx, done := m.rt.fwd.begin(ctx, server, req.Session, caps, park)
+	var args any
+	if len(req.Params.Arguments) > 0 {
+		args = req.Params.Arguments
+	}
+	return ctx, func(ctx context.Context) (*mcp.CallToolResult, error) {
+		defer done()
 		res, err := m.rt.CallTool(ctx, name, args)
 		switch {
 		case errors.Is(err, tools.ErrUnknownTool):
