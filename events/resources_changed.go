@@ -13,7 +13,9 @@ const TypeResourcesChanged = "resources_changed"
 // runtime registers no resources, so nothing of it changed in the
 // runtime: a host that lists resources (the gateway does) lists them
 // again. A server sends these as often as it likes, so, like
-// ResourceUpdated, they are never kept in the Bus's history.
+// ResourceUpdated, they are coalesced (at most one per server per 250 ms:
+// the first at once, the rest of the interval as one at its end) and
+// never kept in the Bus's history.
 type ResourcesChanged struct {
 	Header
 }

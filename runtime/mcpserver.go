@@ -34,7 +34,14 @@ type MCPServerOptions struct {
 	// a server's tools filter (config.ToolFilter: "*" matches any run of
 	// characters, deny wins, an empty Allow allows every tool). A tool
 	// left out is not listed, and a call of it fails as a call of an
-	// unknown tool does.
+	// unknown tool does. Prompts are filtered by their registry names the
+	// same way (a prompt left out is not listed, got or completed). A
+	// server's resources, resource templates, subscriptions, template
+	// completions and log lines reach clients only when the filter allows
+	// the bare prefix "{server}__": Allow "a__*" allows it for server a,
+	// Deny "ex__*" hides server ex's, Deny "*__delete_*" hides no
+	// server's (an Allow that names tools only, "*__read_*", hides every
+	// server's).
 	Tools GatewayFilter
 	// ParkTimeout is how long a call of a client on protocol 2026-07-28
 	// that the gateway answered input-required (the server asked for
@@ -86,9 +93,10 @@ func (f GatewayFilter) allows(name string) bool {
 
 // MCPServer returns an MCP server that serves the registry: every tool
 // the filter allows under its registry name with all its metadata (title,
-// annotations, input and output schema, icons, _meta), every prompt under
-// its registry name, every resource and resource template of every ready
-// server (see resourceURI for the URIs). It follows the registry until
+// annotations, input and output schema, icons, _meta), every prompt the
+// filter allows under its registry name, every resource and resource
+// template of every ready server the filter shows (see GatewayURI for the
+// URIs, and MCPServerOptions.Tools for the filter). It follows the registry until
 // ctx ends or the runtime shuts down: each change adds or removes what
 // changed, and the SDK tells every connected client with one
 // notifications/*/list_changed per list for a burst of changes (it
@@ -187,6 +195,10 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	// Outermost: a call of a tool not served yet waits before
 	// callUnlisted or the SDK answers it.
 	m.srv.AddReceivingMiddleware(m.awaitStartup)
+	// Under workMu until work.Go: Shutdown's work.Wait cannot begin in
+	// between (what runs here is quick and waits for nothing).
+	r.workMu.Lock()
+	defer r.workMu.Unlock()
 	select {
 	case <-r.stopWatch:
 		m.parked.stop()

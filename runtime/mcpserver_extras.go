@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -14,9 +15,9 @@ import (
 
 // Completions and server logs through the gateway.
 
-// templateOwner is the server of a template the gateway serves, and the
-// template as the server wrote it.
-type templateOwner struct{ server, original string }
+// servedOwner is the server of a resource or template the gateway
+// serves, and its URI (template) as the server wrote it.
+type servedOwner struct{ server, original string }
 
 // complete answers completion/complete: a prompt argument goes to the
 // prompt's server (by its registry name), a template variable to the
@@ -30,6 +31,9 @@ func (m *mirror) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	var ref CompletionRef
 	switch p.Ref.Type {
 	case "ref/prompt":
+		if !m.opts.Tools.allows(p.Ref.Name) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completing an argument of prompt %q: %v", p.Ref.Name, prompts.ErrUnknownPrompt)}
+		}
 		ref.Prompt = p.Ref.Name
 	case "ref/resource":
 		owners := m.templates.Load()
@@ -64,7 +68,8 @@ func (m *mirror) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 // dropped (the runtime's own log still has them).
 const gatewayLogBuffer = 256
 
-// logSendTimeout bounds the sending of one line to one client.
+// logSendTimeout bounds the sending of one line to one client; each
+// client has its own queue (outboxes), so a slow one delays only itself.
 const logSendTimeout = 2 * time.Second
 
 // forwardLogs sends every server log line (MCP log notifications and
@@ -72,7 +77,9 @@ const logSendTimeout = 2 * time.Second
 // to each client that asked for logs (logging/setLevel) at the line's
 // level or below. The logger is the server's name, with the server's own
 // logger name after a "/" when it gave one; a stderr line is at "info",
-// one of a level MCP does not define at "error".
+// one of a level MCP does not define at "error". Each client's lines go
+// through its own queue of 64 (outboxes): a client that stopped reading
+// loses its own lines, not the others'.
 func (m *mirror) forwardLogs(ctx context.Context) {
 	for {
 		select {
@@ -84,9 +91,8 @@ func (m *mirror) forwardLogs(ctx context.Context) {
 				params.Logger += "/" + e.Logger
 			}
 			for ss := range m.srv.Sessions() {
-				sctx, cancel := context.WithTimeout(ctx, logSendTimeout)
-				_ = ss.Log(sctx, params)
-				cancel()
+				// The SDK sends only to a session that asked for the level.
+				m.outbox.post(ctx, ss, func(sctx context.Context) { _ = ss.Log(sctx, params) })
 			}
 		}
 	}

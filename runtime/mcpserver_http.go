@@ -5,7 +5,9 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -13,39 +15,75 @@ import (
 // MCPHTTPOptions configure MCPHandler.
 type MCPHTTPOptions struct {
 	// Token, when set, is the bearer token every request must carry
-	// ("Authorization: Bearer TOKEN"); a request without it, or with
-	// another, is 401. Compared in constant time.
+	// ("Authorization: Bearer TOKEN", the scheme in any case); a request
+	// without it, or with another, is 401. Compared in constant time.
 	Token string
 	// MaxRequestBytes bounds a request body (default 4 MiB; 413 above).
 	MaxRequestBytes int64
+	// SessionTimeout closes a client's session after it sent no request
+	// for this long, which ends its subscriptions (default 30 minutes;
+	// negative: never).
+	SessionTimeout time.Duration
+	// MaxSessions bounds the sessions of srv at once (on every transport
+	// srv serves; a protocol 2026-07-28 request in flight counts as one):
+	// a request that would open one more is 503 (default 1000; negative:
+	// no bound).
+	MaxSessions int
+	// AllowedOrigins are origins ("https://app.example", scheme, host
+	// and port as a browser sends them) a browser client may use besides
+	// the gateway's own.
+	AllowedOrigins []string
 }
+
+// Defaults of MCPHTTPOptions.
+const (
+	defaultGatewaySessionTimeout = 30 * time.Minute
+	defaultGatewayMaxSessions    = 1000
+)
 
 // MCPHandler serves srv (from MCPServer) over Streamable HTTP, one
 // session per client. Before the SDK sees a request it is refused (403)
-// when its Origin header names another origin than its Host (the spec
-// asks servers to validate Origin: a web page cannot drive the gateway
-// from a browser), when it carries the mark of the runtime's own outgoing
-// requests (an MCP server cannot make the runtime call itself), and (401)
-// when a Token is set and the request does not carry it. The SDK itself
-// refuses a request that reached a loopback socket under a Host that is
-// not loopback (DNS rebinding).
+// when its Origin header names another origin than its Host and is not
+// one of AllowedOrigins (the spec asks servers to validate Origin: a web
+// page cannot drive the gateway from a browser), when it carries the mark
+// of the runtime's own outgoing requests (an MCP server cannot make the
+// runtime call itself), (401) when a Token is set and the request does
+// not carry it, and (503) when it would open a session beyond
+// MaxSessions. The SDK itself refuses a request that reached a loopback
+// socket under a Host that is not loopback (DNS rebinding), and closes a
+// session idle for SessionTimeout.
 func MCPHandler(srv *mcp.Server, opts MCPHTTPOptions) http.Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = 4 << 20
 	}
+	switch {
+	case opts.SessionTimeout == 0:
+		opts.SessionTimeout = defaultGatewaySessionTimeout
+	case opts.SessionTimeout < 0:
+		opts.SessionTimeout = 0 // the SDK's never
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = defaultGatewayMaxSessions
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxRequestBytes})
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxRequestBytes, SessionTimeout: opts.SessionTimeout,
+			// On 2026-07-28 the POST is the whole request: a client that
+			// gives it up cancels the upstream call. The SDK (v1.8.0)
+			// reads this in stateless mode only; in this stateful one the
+			// request's session ends with the POST, which cancels the call
+			// too (TestGatewayHTTPCancel).
+			PropagateRequestCancellation: true})
 	var want [sha256.Size]byte
 	if opts.Token != "" {
 		want = sha256.Sum256([]byte(opts.Token))
 	}
 	return refuseOwnRequests(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if !sameOrigin(req) {
+		if !sameOrigin(req) && !slices.Contains(opts.AllowedOrigins, req.Header.Get("Origin")) {
 			http.Error(w, "Forbidden: the Origin header names another origin", http.StatusForbidden)
 			return
 		}
 		if opts.Token != "" {
-			got, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+			got, ok := bearerToken(req)
 			// Hashes first, so the comparison takes as long whatever the
 			// length of what was sent.
 			sum := sha256.Sum256([]byte(got))
@@ -55,8 +93,31 @@ func MCPHandler(srv *mcp.Server, opts MCPHTTPOptions) http.Handler {
 				return
 			}
 		}
+		if opts.MaxSessions > 0 && req.Method == http.MethodPost && req.Header.Get("Mcp-Session-Id") == "" && sessionCount(srv) >= opts.MaxSessions {
+			http.Error(w, "Service Unavailable: too many client sessions", http.StatusServiceUnavailable)
+			return
+		}
 		h.ServeHTTP(w, req)
 	}))
+}
+
+// bearerToken is the token of req's "Authorization: Bearer TOKEN" header;
+// the scheme is case-insensitive (RFC 7235 §2.1).
+func bearerToken(req *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(req.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
+}
+
+// sessionCount is how many sessions srv has.
+func sessionCount(srv *mcp.Server) int {
+	n := 0
+	for range srv.Sessions() {
+		n++
+	}
+	return n
 }
 
 // sameOrigin reports whether req has no Origin header (not a browser) or

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
@@ -23,15 +25,16 @@ type mirror struct {
 	opts   MCPServerOptions
 	logger *slog.Logger
 
-	tools map[string]string // registry name -> the JSON of what was added
+	tools map[string]digest // registry name -> the digest of what was added
 	// served is the names in tools, published for callUnlisted (which
 	// runs on the SDK's goroutines).
 	served  atomic.Pointer[map[string]bool]
-	prompts map[string]string
+	prompts map[string]digest
 	// resources are each ready server's last listing; exposed what was
-	// added to srv under which URI (resource) or URI template.
+	// added to srv (its digest) under which URI (resource) or URI
+	// template.
 	resources map[string]serverResources
-	exposed   map[string]string
+	exposed   map[string]digest
 
 	reports  chan serverResources
 	listings sync.WaitGroup
@@ -40,16 +43,17 @@ type mirror struct {
 	// inflight: a listing of the server runs; again: list once more after.
 	inflight, again map[string]bool
 
-	// templates is who owns each template served (syncResources
-	// publishes it), for completions, which run on the SDK's goroutines.
-	templates atomic.Pointer[map[string]templateOwner]
-	// plainResources is the server of each resource served under its own
-	// URI (syncResources publishes it), for subscriptions.
-	plainResources atomic.Pointer[map[string]string]
+	// templates and servedResources are who owns each template and
+	// resource served, by the URI (template) served (syncResources
+	// publishes them), for completions and subscriptions, which run on
+	// the SDK's goroutines.
+	templates, servedResources atomic.Pointer[map[string]servedOwner]
 	// subs are the clients' resource subscriptions.
 	subs *gatewaySubs
 	// logs feeds forwardLogs; a line that finds it full is dropped.
 	logs chan events.ServerLog
+	// outbox sends each client session its log lines.
+	outbox *outboxes
 	// parked are the calls of clients on 2026-07-28 run in rounds; run's
 	// end stops them.
 	parked *parkedCalls
@@ -58,11 +62,21 @@ type mirror struct {
 	startup startupGate
 }
 
+// digest is the SHA-256 of the JSON of an item the server serves: enough
+// to tell a changed item from the same one, without holding its JSON.
+type digest [sha256.Size]byte
+
+// digestOf is the digest of item's JSON.
+func digestOf(item any) digest {
+	data, _ := json.Marshal(item)
+	return sha256.Sum256(data)
+}
+
 func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
 	return &mirror{rt: r, opts: opts, logs: make(chan events.ServerLog, gatewayLogBuffer), logger: opts.Logger.With("component", "gateway"),
-		tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]serverResources{}, exposed: map[string]string{},
+		tools: map[string]digest{}, prompts: map[string]digest{}, resources: map[string]serverResources{}, exposed: map[string]digest{},
 		reports: make(chan serverResources), done: make(chan struct{}), gen: map[string]uint64{},
-		inflight: map[string]bool{}, again: map[string]bool{}, subs: newGatewaySubs(r)}
+		inflight: map[string]bool{}, again: map[string]bool{}, subs: newGatewaySubs(r), outbox: newOutboxes()}
 }
 
 // run follows the registry (tools) and the event stream (prompts, server
@@ -143,6 +157,9 @@ func (m *mirror) event(e events.Event) {
 		m.forget(e.Server)
 		m.syncPrompts()
 	case events.ServerLog:
+		if !m.serverVisible(e.Server) {
+			return
+		}
 		select {
 		case m.logs <- e:
 		default: // the clients are slow: drop rather than queue

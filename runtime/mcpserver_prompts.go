@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -11,20 +10,22 @@ import (
 	"github.com/openprogram/mcpvisor/prompts"
 )
 
-// syncPrompts makes the server's prompts the registry's, as syncTools
-// does for tools. Prompts are not filtered: the tool filter is about what
-// a client may run.
+// syncPrompts makes the server's prompts the registry's that the filter
+// allows (by registry name, as for tools), as syncTools does for tools.
 func (m *mirror) syncPrompts() {
 	want := map[string]bool{}
 	for _, p := range m.rt.prompts.List() {
+		if !m.opts.Tools.allows(p.Name) {
+			continue
+		}
 		mp := mcpPrompt(p)
-		key, _ := json.Marshal(mp)
+		key := digestOf(mp)
 		want[p.Name] = true
-		if m.prompts[p.Name] == string(key) {
+		if m.prompts[p.Name] == key {
 			continue
 		}
 		m.srv.AddPrompt(mp, m.getPrompt(p.Name))
-		m.prompts[p.Name] = string(key)
+		m.prompts[p.Name] = key
 	}
 	var gone []string
 	for name := range m.prompts {

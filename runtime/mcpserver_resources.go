@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -27,7 +28,9 @@ import (
 //
 // which a client reads like any other; the gateway strips the prefix and
 // reads uri on server (server names hold no "/", so the first "/" ends
-// it). The contents of such a read carry the prefixed URI too.
+// it). The contents of such a read carry the prefixed URI too. A server's
+// own URI that begins with "mcpvisor:" is always served prefixed, so no
+// URI the gateway serves unprefixed looks like a prefixed one.
 
 // GatewayURIScheme begins the URI of a resource that more than one server
 // offers under the same URI: "mcpvisor:{server}/{uri}".
@@ -48,12 +51,16 @@ func SplitGatewayURI(uri string) (server, original string, ok bool) {
 }
 
 // Bounds of one server's resource listing: at most this many pages and
-// items are served, and the listing gives up after listingTimeout (the
-// server's own timeout_seconds bounds each page too).
+// items are served, at most maxListingBytes of them (as JSON, after each
+// description is cut to maxResourceDescriptionBytes, as the tool search
+// index cuts a tool's), and the listing gives up after listingTimeout
+// (the server's own timeout_seconds bounds each page too).
 const (
-	maxResourcePages = 50
-	maxResources     = 5000
-	listingTimeout   = 60 * time.Second
+	maxResourcePages            = 50
+	maxResources                = 5000
+	maxListingBytes             = 4 << 20
+	maxResourceDescriptionBytes = 8 << 10
+	listingTimeout              = 60 * time.Second
 )
 
 // serverResources is one listing of a server, scrubbed.
@@ -127,6 +134,12 @@ func (m *mirror) listed(l serverResources) {
 // listAll reads every page of conn's resources into l, within the bounds.
 func listAll(ctx context.Context, conn *mcpconn.Conn, l *serverResources) error {
 	cursor := ""
+	size := 0 // JSON bytes taken
+	fits := func(item any) bool {
+		data, _ := json.Marshal(item)
+		size += len(data)
+		return size <= maxListingBytes
+	}
 	for page := 0; page < maxResourcePages && len(l.resources) < maxResources; page++ {
 		res, templates, err := conn.ListResources(ctx, cursor)
 		if err != nil {
@@ -137,6 +150,10 @@ func listAll(ctx context.Context, conn *mcpconn.Conn, l *serverResources) error 
 				c := *t
 				c.URITemplate, c.Name, c.Title, c.Description, c.MIMEType = conn.Scrub(c.URITemplate), conn.Scrub(c.Name), conn.Scrub(c.Title), conn.Scrub(c.Description), conn.Scrub(c.MIMEType)
 				c.Icons, c.Meta = scrubIcons(conn, c.Icons), binding.ScrubMeta(conn, c.Meta)
+				c.Description = truncateUTF8(c.Description, maxResourceDescriptionBytes)
+				if !fits(&c) {
+					return fmt.Errorf("the listing is over %d bytes: the rest is left out", maxListingBytes)
+				}
 				l.templates = append(l.templates, &c)
 			}
 		}
@@ -145,6 +162,10 @@ func listAll(ctx context.Context, conn *mcpconn.Conn, l *serverResources) error 
 				c := *r
 				c.URI, c.Name, c.Title, c.Description, c.MIMEType = conn.Scrub(c.URI), conn.Scrub(c.Name), conn.Scrub(c.Title), conn.Scrub(c.Description), conn.Scrub(c.MIMEType)
 				c.Icons, c.Meta = scrubIcons(conn, c.Icons), binding.ScrubMeta(conn, c.Meta)
+				c.Description = truncateUTF8(c.Description, maxResourceDescriptionBytes)
+				if !fits(&c) {
+					return fmt.Errorf("the listing is over %d bytes: the rest is left out", maxListingBytes)
+				}
 				l.resources = append(l.resources, &c)
 			}
 		}
@@ -182,10 +203,16 @@ func (m *mirror) forgetGen(server string) {
 }
 
 // syncResources serves the resources and templates of the listings held,
-// prefixed where their URIs collide (see GatewayURI).
+// prefixed where their URIs collide (see GatewayURI). Who owns what is
+// published before the SDK lists it, so a client that lists and then
+// completes or subscribes at once finds it (a refused item is dropped
+// from it after).
 func (m *mirror) syncResources() {
 	uses := map[string]int{}
-	for _, l := range m.resources {
+	for server, l := range m.resources {
+		if !m.serverVisible(server) {
+			continue // what a client does not see cannot collide
+		}
 		seen := map[string]bool{}
 		for _, r := range l.resources {
 			if !seen["r"+r.URI] {
@@ -200,37 +227,47 @@ func (m *mirror) syncResources() {
 			}
 		}
 	}
-	want := map[string]bool{}
-	owners := map[string]templateOwner{}
-	plain := map[string]string{} // URI served unprefixed -> its server
-	defer func() {
-		m.templates.Store(&owners)
-		m.plainResources.Store(&plain)
-	}()
+	var plan []servedItem
+	planned := map[string]bool{}
+	add := func(it servedItem) {
+		if !planned[it.key] { // the same URI twice in one listing: the first is served
+			planned[it.key] = true
+			plan = append(plan, it)
+		}
+	}
 	for _, server := range sortedKeys(m.resources) {
 		l := m.resources[server]
+		if !m.serverVisible(server) {
+			continue
+		}
 		for _, r := range l.resources {
 			c := *r
-			prefixed := uses["r"+r.URI] > 1
+			prefixed := uses["r"+r.URI] > 1 || strings.HasPrefix(r.URI, GatewayURIScheme)
 			if prefixed {
 				c.URI = GatewayURI(server, r.URI)
 			}
-			m.serve("r"+c.URI, &c, want, func() { m.srv.AddResource(&c, m.readResource(server, r.URI, prefixed)) })
-			if _, taken := plain[c.URI]; !taken && !prefixed && want["r"+c.URI] {
-				plain[c.URI] = server
-			}
+			add(servedItem{key: "r" + c.URI, item: &c, owner: servedOwner{server, r.URI},
+				add: func() { m.srv.AddResource(&c, m.readResource(server, r.URI, prefixed)) }})
 		}
 		for _, t := range l.templates {
 			c := *t
-			prefixed := uses["t"+t.URITemplate] > 1
+			prefixed := uses["t"+t.URITemplate] > 1 || strings.HasPrefix(t.URITemplate, GatewayURIScheme)
 			if prefixed {
 				c.URITemplate = GatewayURI(server, t.URITemplate)
 			}
-			m.serve("t"+c.URITemplate, &c, want, func() { m.srv.AddResourceTemplate(&c, m.readResource(server, "", prefixed)) })
-			if _, taken := owners[c.URITemplate]; !taken && want["t"+c.URITemplate] {
-				owners[c.URITemplate] = templateOwner{server: server, original: t.URITemplate}
-			}
+			add(servedItem{key: "t" + c.URITemplate, item: &c, owner: servedOwner{server, t.URITemplate},
+				add: func() { m.srv.AddResourceTemplate(&c, m.readResource(server, "", prefixed)) }})
 		}
+	}
+	m.publishOwners(plan, planned)
+	want := map[string]bool{}
+	for _, it := range plan {
+		if m.serve(it) {
+			want[it.key] = true
+		}
+	}
+	if len(want) < len(plan) {
+		m.publishOwners(plan, want)
 	}
 	var gone, goneTemplates []string
 	for key := range m.exposed {
@@ -252,23 +289,47 @@ func (m *mirror) syncResources() {
 	}
 }
 
-// serve adds an item under key unless the same is served already; one
-// the SDK refuses (a template it cannot parse) is logged and skipped.
-func (m *mirror) serve(key string, item any, want map[string]bool, add func()) {
-	if want[key] {
-		return // the same URI twice in one listing: the first is served
+// servedItem is a resource ("r"+URI) or template ("t"+URI template) to
+// serve: what to list, its owner, and how to add it to the server.
+type servedItem struct {
+	key   string
+	item  any
+	owner servedOwner
+	add   func()
+}
+
+// publishOwners publishes the owners of the items of plan in served, for
+// completions and subscriptions.
+func (m *mirror) publishOwners(plan []servedItem, served map[string]bool) {
+	resources, templates := map[string]servedOwner{}, map[string]servedOwner{}
+	for _, it := range plan {
+		if !served[it.key] {
+			continue
+		}
+		if uri, ok := strings.CutPrefix(it.key, "r"); ok {
+			resources[uri] = it.owner
+		} else {
+			templates[it.key[1:]] = it.owner
+		}
 	}
-	data, _ := json.Marshal(item)
-	if m.exposed[key] == string(data) {
-		want[key] = true
-		return
+	m.servedResources.Store(&resources)
+	m.templates.Store(&templates)
+}
+
+// serve adds an item unless the same is served already, reporting whether
+// it is served; one the SDK refuses (a template it cannot parse) is
+// logged and skipped.
+func (m *mirror) serve(it servedItem) bool {
+	sum := digestOf(it.item)
+	if m.exposed[it.key] == sum {
+		return true
 	}
-	if err := catch(add); err != nil {
-		m.logger.Warn("not serving a resource the MCP server refused", "uri", key[1:], "error", err)
-		return
+	if err := catch(it.add); err != nil {
+		m.logger.Warn("not serving a resource the MCP server refused", "uri", it.key[1:], "error", err)
+		return false
 	}
-	want[key] = true
-	m.exposed[key] = string(data)
+	m.exposed[it.key] = sum
+	return true
 }
 
 // readResource is the handler of a resource (original set) or template

@@ -87,16 +87,25 @@ func (m *mirror) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 }
 
 // resourceOf is the server and the server's own URI of a URI the gateway
-// serves: a prefixed one says both; one under its own URI is a listed
-// resource's or matches a template served unprefixed (the first, by
-// template, when several do).
-func (m *mirror) resourceOf(uri string) (server, original string, ok bool) {
-	if server, original, ok := SplitGatewayURI(uri); ok {
-		return server, original, true
+// serves: a listed resource's or one a template served matches (the
+// first, by template, when several do). A prefixed URI names its server,
+// which must serve the URI after the prefix (under either form: a
+// subscription made while two servers shared a URI stays good when one
+// goes); an unprefixed one must be served unprefixed.
+func (m *mirror) resourceOf(uri string) (string, string, bool) {
+	server, original, prefixed := SplitGatewayURI(uri)
+	if !prefixed {
+		original = uri
 	}
-	if plain := m.plainResources.Load(); plain != nil {
-		if server, ok := (*plain)[uri]; ok {
-			return server, uri, true
+	if served := m.servedResources.Load(); served != nil {
+		keys := []string{uri}
+		if prefixed {
+			keys = append(keys, original) // served unprefixed, asked prefixed
+		}
+		for _, u := range keys {
+			if o, ok := (*served)[u]; ok && o.original == original && (!prefixed || o.server == server) {
+				return o.server, original, true
+			}
 		}
 	}
 	owners := m.templates.Load()
@@ -105,11 +114,11 @@ func (m *mirror) resourceOf(uri string) (server, original string, ok bool) {
 	}
 	for _, tmpl := range sortedKeys(*owners) {
 		o := (*owners)[tmpl]
-		if o.original != tmpl {
-			continue // prefixed: its URIs are too
+		if (prefixed && o.server != server) || (!prefixed && o.original != tmpl) {
+			continue // another server's, or (unprefixed) a prefixed template
 		}
-		if t, err := uritemplate.New(tmpl); err == nil && t.Regexp().MatchString(uri) {
-			return o.server, uri, true
+		if t, err := uritemplate.New(o.original); err == nil && t.Regexp().MatchString(original) {
+			return o.server, original, true
 		}
 	}
 	return "", "", false

@@ -136,6 +136,33 @@ func (g *gatewayClient) awaitTools(t *testing.T, what string, cond func([]string
 	}
 }
 
+// awaitPrompt waits for list_changed notifications until the gateway
+// lists the prompt name (the runtime's registry has it then too).
+func (g *gatewayClient) awaitPrompt(t *testing.T, name string) {
+	t.Helper()
+	has := func() bool {
+		res, err := g.ListPrompts(context.Background(), nil)
+		if err != nil {
+			t.Fatalf("ListPrompts: %v", err)
+		}
+		return slices.ContainsFunc(res.Prompts, func(p *mcp.Prompt) bool { return p.Name == name })
+	}
+	deadline := time.After(30 * time.Second)
+	for !has() {
+		select {
+		case <-g.promptsChanged:
+		case <-deadline:
+			t.Fatalf("the gateway never listed the prompt %s", name)
+		}
+	}
+}
+
+// awaitTool waits until the gateway lists the tool name.
+func (g *gatewayClient) awaitTool(t *testing.T, name string) {
+	t.Helper()
+	g.awaitTools(t, "holding "+name, func(names []string) bool { return slices.Contains(names, name) })
+}
+
 func mcpText(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
@@ -345,6 +372,8 @@ func TestGatewayProgressAndCancel(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex", "-progress-tools"))
 	rt.waitSettled(t, "ex")
 	g := connectGateway(t, rt, MCPServerOptions{})
+	g.awaitTool(t, "ex__progress")
+	g.awaitTool(t, "ex__sleep")
 
 	params := &mcp.CallToolParams{Name: "ex__progress", Arguments: map[string]any{"period_ms": 5, "total_ms": 200}}
 	params.SetProgressToken("client-token-1")
@@ -457,6 +486,8 @@ func TestGatewayCompletionsAndLogs(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex"))
 	rt.waitSettled(t, "ex")
 	g := connectGateway(t, rt, MCPServerOptions{})
+	g.awaitPrompt(t, "ex__greet")
+	g.awaitTool(t, "ex__stderr")
 	ctx := context.Background()
 	res, err := g.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ex__greet"},
 		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "A"}, Context: &mcp.CompleteContext{Arguments: map[string]string{"style": "formally"}}})
@@ -507,6 +538,7 @@ func TestGatewayFollowsResourceChanges(t *testing.T) {
 		return slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == uri })
 	}
 	testutil.Eventually(t, 30*time.Second, "the readme listed", func() bool { return has("demo://readme") })
+	g.awaitTool(t, "ex__change")
 	if res := g.call(t, "ex__change", map[string]any{"list": "resources"}); !strings.Contains(mcpText(res), "demo://extra/1") {
 		t.Fatalf("change = %+v", res)
 	}
@@ -531,6 +563,8 @@ func TestGatewayScrubsSecrets(t *testing.T) {
 	rt := start(t, Options{}, srv)
 	rt.waitSettled(t, "ex")
 	g := connectGateway(t, rt, MCPServerOptions{})
+	g.awaitTool(t, "ex__leak")
+	g.awaitTool(t, "ex__stderr")
 	if err := g.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Fatal(err)
 	}

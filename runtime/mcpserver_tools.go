@@ -32,9 +32,9 @@ func (m *mirror) syncTools() {
 			m.logger.Warn("not serving a tool the MCP server could not list", "tool", t.Name, "error", err)
 			continue
 		}
-		key, _ := json.Marshal(mt)
+		key := digestOf(mt)
 		want[t.Name] = true
-		if m.tools[t.Name] == string(key) {
+		if m.tools[t.Name] == key {
 			continue
 		}
 		if len(t.OutputSchema) > 0 && mt.OutputSchema == nil {
@@ -46,7 +46,7 @@ func (m *mirror) syncTools() {
 			delete(want, t.Name)
 			continue
 		}
-		m.tools[t.Name] = string(key)
+		m.tools[t.Name] = key
 	}
 	var gone []string
 	for name := range m.tools {
@@ -77,6 +77,16 @@ func (m *mirror) servedTools() []tools.Tool {
 // filter allows.
 func (m *mirror) visible(name string) bool {
 	return (name == SearchToolName && m.rt.opts.ToolSearch.Enabled) || m.opts.Tools.allows(name)
+}
+
+// serverVisible reports whether the server's clients may see what server
+// offers besides its tools and prompts: its resources, resource
+// templates, resource subscriptions, template completions and log lines
+// (and, for the forwarding, what it asks of a client). The filter decides
+// on the bare prefix "{server}__": an allow of "a__*" allows server a, a
+// deny of "ex__*" hides server ex, a deny of "*__delete_*" hides nothing.
+func (m *mirror) serverVisible(server string) bool {
+	return m.opts.Tools.allows(server + "__")
 }
 
 // callUnlisted is the server's middleware with tool search on: a

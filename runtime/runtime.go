@@ -81,8 +81,12 @@ type Runtime struct {
 	shutdownOnce sync.Once
 	drained      chan struct{} // closed when Shutdown finished stopping everything
 	stopWatch    chan struct{} // closed when Shutdown began
-	failure      atomic.Value  // string: why the runtime stopped working
-	id           string        // marks the runtime's outgoing requests (see refuseOwnRequests)
+	// workMu makes a work.Go after Start (MCPServer's) and its check of
+	// stopWatch one step against Shutdown's close of stopWatch, so no
+	// work.Go comes after the work.Wait that follows the close.
+	workMu  sync.Mutex
+	failure atomic.Value // string: why the runtime stopped working
+	id      string       // marks the runtime's outgoing requests (see refuseOwnRequests)
 	// boot identifies this Runtime instance in event ids ("<boot>-<seq>"),
 	// so that a subscriber resuming across a restart is told it missed
 	// events instead of being handed another instance's.
@@ -367,7 +371,9 @@ const killWait = time.Second
 // killed processes); a later Shutdown can wait for it again.
 func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.shutdownOnce.Do(func() {
+		r.workMu.Lock()
 		close(r.stopWatch)
+		r.workMu.Unlock()
 		r.subs.close()
 		r.registry.Close() // from here on nothing registers
 		r.prompts.Close()

@@ -27,7 +27,8 @@ const relistRetry = 2 * time.Second
 type listing struct {
 	running bool // a listing is in flight
 	again   bool // a change came in meanwhile: list again after it
-	// retry is the timer of the next try after a failed listing; a
+	// retry is the timer of the next try after a failed listing (for
+	// resources: the end of the interval, see resourcesChanged); a
 	// session that goes stops it (stopRelists), leaving nothing due.
 	retry clockwork.Timer
 }
@@ -54,14 +55,48 @@ type relisted struct {
 	err     error
 }
 
+// resourcesQuiet ends the interval of a session's ResourcesChanged events
+// (resourcesChanged).
+type resourcesQuiet struct{ gen uint64 }
+
+// resourcesChanged emits ResourcesChanged. Resources are read live by the
+// resource tools; nothing of them is registered, so nothing is stale: a
+// host that lists them (the gateway) learns it from the event. As
+// ResourceUpdated events are, they are at most one per
+// mcpconn.UpdateInterval: the first of a quiet session at once, those
+// that follow within the interval coalesced into one at its end. A
+// server that spams list_changed cannot flood the bus (and make the
+// gateway's buffer drop events, which re-lists every server).
+func (a *Actor) resourcesChanged(c actor.Context) {
+	l := a.listing(mcpconn.ListResources)
+	if l.retry != nil { // within the interval: its end emits
+		l.again = true
+		return
+	}
+	a.logger.Debug("resources changed")
+	a.emit(events.ResourcesChanged{})
+	root, self, gen := c.ActorSystem().Root, c.Self(), a.gen
+	l.retry = a.deps.AfterFunc(mcpconn.UpdateInterval, func() { root.Send(self, resourcesQuiet{gen: gen}) })
+}
+
+// endResourcesInterval ends the interval: a change that came within it is
+// emitted now, and starts the next one.
+func (a *Actor) endResourcesInterval(c actor.Context, msg resourcesQuiet) {
+	if msg.gen != a.gen {
+		return
+	}
+	l := a.listing(mcpconn.ListResources)
+	l.retry = nil
+	if l.again {
+		l.again = false
+		a.resourcesChanged(c)
+	}
+}
+
 // listChanged handles a change announced by the current session.
 func (a *Actor) listChanged(c actor.Context, list string) {
 	if list == mcpconn.ListResources {
-		// Resources are read live by the resource tools; nothing of them
-		// is registered, so nothing is stale. A host that lists them (the
-		// gateway) learns it from the event.
-		a.logger.Debug("resources changed")
-		a.emit(events.ResourcesChanged{})
+		a.resourcesChanged(c)
 		return
 	}
 	conn := a.binding.Current()

@@ -233,6 +233,8 @@ func (a *Actor) Receive(c actor.Context) {
 		}
 	case relisted:
 		a.applyListing(c, msg)
+	case resourcesQuiet:
+		a.endResourcesInterval(c, msg)
 	case messages.LoginAbandoned:
 		a.abandonLogin(c, msg.Reply)
 	case retryNow:

@@ -180,3 +180,37 @@ func TestStopWithdrawsEverything(t *testing.T) {
 		t.Fatalf("status after stop = %+v", st)
 	}
 }
+
+// A burst of resources/list_changed is one ResourcesChanged at once and
+// one more at the end of the interval (mcpconn.UpdateInterval), not one
+// each.
+func TestResourcesChangedThrottled(t *testing.T) {
+	f := newFixture(t)
+	f.system.Root.Send(f.server, messages.Connect{Epoch: 1, Server: f.cfg})
+	f.waitSettled(t)
+	sub := f.deps.Events.Subscribe(events.SubscribeOptions{})
+	defer sub.Close()
+	for range 50 {
+		for gen := range uint64(4) { // the session's generation is the actor's: one of these is it
+			f.system.Root.Send(f.server, messages.ListChanged{Gen: gen, List: mcpconn.ListResources})
+		}
+	}
+	f.settleActor(t)
+	fence := events.ServerLog{Header: events.Header{Server: "fence"}}
+	f.deps.Events.Emit(fence)
+	count := func() int {
+		n := 0
+		testutil.AwaitEvent(t, sub, 10*time.Second, "the fence", func(e events.Event) bool {
+			if _, ok := e.(events.ResourcesChanged); ok {
+				n++
+			}
+			return e.Type() == fence.Type() && e.(events.ServerLog).Server == "fence"
+		})
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d ResourcesChanged for a burst of 50 within the interval, want 1", n)
+	}
+	f.deps.Clock.(*clockwork.FakeClock).Advance(mcpconn.UpdateInterval)
+	testutil.Await(t, sub, 10*time.Second, "the burst's trailing ResourcesChanged", func(events.ResourcesChanged) bool { return true })
+}

@@ -19,7 +19,8 @@ type Passthrough struct {
 	// it is scrubbed of the connection's secrets where the runtime
 	// describes the answer rather than quotes it: the URIs, names and
 	// titles of resource links and embedded resources, and the _meta
-	// objects. Text is the tool's output, as in tools.Result.
+	// objects (the result's and every block's). Text is the tool's output, as
+	// in tools.Result.
 	Result *mcp.CallToolResult
 }
 
@@ -45,6 +46,18 @@ func keep(ctx context.Context, conn *mcpconn.Conn, res *mcp.CallToolResult) {
 		switch c := c.(type) {
 		case nil:
 			continue
+		case *mcp.TextContent:
+			b := *c
+			b.Meta = ScrubMeta(conn, b.Meta)
+			out.Content = append(out.Content, &b)
+		case *mcp.ImageContent:
+			b := *c
+			b.Meta = ScrubMeta(conn, b.Meta)
+			out.Content = append(out.Content, &b)
+		case *mcp.AudioContent:
+			b := *c
+			b.Meta = ScrubMeta(conn, b.Meta)
+			out.Content = append(out.Content, &b)
 		case *mcp.ResourceLink:
 			l := *c
 			l.URI, l.Name, l.Title, l.Description, l.MIMEType = conn.Scrub(l.URI), conn.Scrub(l.Name), conn.Scrub(l.Title), conn.Scrub(l.Description), conn.Scrub(l.MIMEType)

@@ -1,0 +1,117 @@
+package runtime
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/testutil"
+)
+
+// postInitialize POSTs a 2025-11-25 initialize to url with the given
+// headers, answering the response's status and session ID.
+func postInitialize(t *testing.T, url string, header map[string]string) (int, string) {
+	t.Helper()
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	req, _ := http.NewRequest("POST", url, strings.NewReader(initialize))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+}
+
+// The bearer scheme is case-insensitive; AllowedOrigins admits the
+// origins it names and no other; MaxSessions bounds the sessions at once;
+// an idle session ends after SessionTimeout.
+func TestGatewayHTTPGuards(t *testing.T) {
+	rt := start(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "gateway-guard-token"
+	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{Token: token, MaxSessions: 1, SessionTimeout: 200 * time.Millisecond,
+		AllowedOrigins: []string{"https://app.example"}}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	url := hs.URL + "/mcp"
+
+	for _, c := range []struct {
+		what   string
+		header map[string]string
+		want   int
+	}{
+		{"a lower-case scheme, wrong token", map[string]string{"Authorization": "bearer " + token + "x"}, http.StatusUnauthorized},
+		{"another scheme", map[string]string{"Authorization": "Basic " + token}, http.StatusUnauthorized},
+		{"an origin not allowed", map[string]string{"Authorization": "Bearer " + token, "Origin": "https://evil.example"}, http.StatusForbidden},
+	} {
+		if got, _ := postInitialize(t, url, c.header); got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, got, c.want)
+		}
+	}
+	status, id := postInitialize(t, url, map[string]string{"Authorization": "bEaReR " + token, "Origin": "https://app.example"})
+	if status != http.StatusOK || id == "" {
+		t.Fatalf("initialize with a mixed-case scheme from an allowed origin: %d, session %q; want 200 and a session", status, id)
+	}
+	if got, _ := postInitialize(t, url, map[string]string{"Authorization": "Bearer " + token}); got != http.StatusServiceUnavailable {
+		t.Errorf("a second session with MaxSessions 1: %d, want 503", got)
+	}
+	// The first one, idle, ends; then there is room again.
+	testutil.Eventually(t, 10*time.Second, "the idle session closed", func() bool { return sessionCount(srv) == 0 })
+	if got, _ := postInitialize(t, url, map[string]string{"Authorization": "Bearer " + token}); got != http.StatusOK {
+		t.Errorf("a session after the idle one ended: %d, want 200", got)
+	}
+}
+
+// Over Streamable HTTP on 2026-07-28 (the POST is the whole request), a
+// client that gives up its call cancels the upstream call.
+func TestGatewayHTTPCancel(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"))
+	rt.waitReady(t, "ex")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	g, err := mcp.NewClient(&mcp.Implementation{Name: "gateway-test", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	testutil.Eventually(t, 30*time.Second, "ex__sleep listed", func() bool {
+		res, err := g.ListTools(ctx, nil)
+		return err == nil && slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "ex__sleep" })
+	})
+	callCtx, cancelCall := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := g.CallTool(callCtx, &mcp.CallToolParams{Name: "ex__sleep", Arguments: map[string]any{"ms": 600000}})
+		errc <- err
+	}()
+	waitForStderr(t, rt, "sleeping 600000ms")
+	cancelCall()
+	if err := <-errc; err == nil {
+		t.Errorf("a cancelled call succeeded")
+	}
+	waitForStderr(t, rt, "sleep of 600000ms cancelled")
+}
