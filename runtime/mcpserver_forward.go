@@ -20,12 +20,15 @@ import (
 // handles under the connection's context, with nothing tying them to a
 // call (stdio has no request relation; on Streamable HTTP the SDK's client
 // transport does not say which POST stream brought a request). Then the
-// request goes by server: among the gateway calls in flight on the asking
-// server, the sessions that can answer it; one: it; several: the one whose
-// call began last (the newest call is the likeliest to be asking). With no
-// call in flight on the server (a roots/list right after initialize), the
-// only connected gateway session, when there is exactly one (a stdio
-// gateway); else nobody. Nobody able: the Options handler.
+// request goes by server: when every gateway call in flight on the asking
+// server is one session's, that session, if it can answer (through its
+// newest call, the likeliest to be asking); calls of several sessions in
+// flight there: nobody, since the request may be any one's and a question
+// built of one client's data must never reach another client (nor its
+// answer go into another's call). With no call in flight on the server (a
+// roots/list right after initialize), the only connected gateway session,
+// when there is exactly one (a stdio gateway); else nobody. Nobody able:
+// the Options handler.
 //
 // A session can answer when it declared the capability (sampling, with
 // tools when the request offers tools; elicitation in the request's mode;
@@ -57,7 +60,7 @@ type gatewayCall struct {
 	session *mcp.ServerSession
 	caps    *mcp.ClientCapabilities // what the client declared; nil: it cannot be asked
 	park    *parkedCall             // non-nil: asked through the call's result (2026-07-28)
-	seq     uint64                  // order of beginning, for "the one that began last"
+	seq     uint64                  // order of beginning, for the session's newest call
 }
 
 type gatewayCallKey struct{}
@@ -111,8 +114,10 @@ func (f *forwarder) unserve(s *mcp.Server) {
 
 // route picks the gateway call whose client answers a request of server
 // (under ctx, the context the SDK handler got) among those able (can, of
-// what the client declared): with no call in flight there, the only
-// session, as a gatewayCall without ctx. None: nil.
+// what the client declared): the call in ctx; else, when every call in
+// flight on server is one session's, its newest able one; with no call in
+// flight there, the only session, as a gatewayCall without ctx. None:
+// nil.
 func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.ClientCapabilities) bool) *gatewayCall {
 	able := func(c *gatewayCall) bool { return c.caps != nil && can(c.caps) }
 	if c, ok := ctx.Value(gatewayCallKey{}).(*gatewayCall); ok {
@@ -122,13 +127,21 @@ func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.Clie
 		return nil
 	}
 	f.mu.Lock()
-	var best *gatewayCall
+	var best, some *gatewayCall
 	for c := range f.calls[server] {
+		if some != nil && c.session != some.session {
+			// Calls of several sessions: the request may be any one's,
+			// and one client's question (built of its data) must never
+			// reach another, nor its answer go into another's call.
+			f.mu.Unlock()
+			return nil
+		}
+		some = c
 		if able(c) && (best == nil || c.seq > best.seq) {
 			best = c
 		}
 	}
-	inFlight := len(f.calls[server]) > 0
+	inFlight := some != nil
 	servers := make([]*mcp.Server, 0, len(f.servers))
 	for s := range f.servers {
 		servers = append(servers, s)

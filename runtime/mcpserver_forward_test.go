@@ -246,15 +246,18 @@ var unlimitedRate = ServerRequestLimits{PerMinute: -1}
 // With two gateway sessions' calls in flight on one server, a server
 // asking through its tool result (2026-07-28) reaches the session whose
 // call it is, by the call's context, even when that session cannot answer
-// (then Options.Elicit does); a server asking with requests of its own is
-// routed by the rule: the capable session among those with a call in
-// flight there.
+// (then Options.Elicit does); a server asking with requests of its own
+// reaches no client while calls of several sessions are in flight there
+// (the request may be either's: the capable client, asked directly or
+// through its parked call, must never get the other's question), so
+// Options.Elicit answers it.
 func TestGatewayForwardRouting(t *testing.T) {
-	for _, tc := range []struct{ upstream, want string }{
-		{legacyProtocol, `accept {"answer":"busy client"}`},
-		{"", `accept {"answer":"local"}`},
+	for _, tc := range []struct{ upstream, busy string }{
+		{legacyProtocol, legacyProtocol},
+		{legacyProtocol, ""},
+		{"", legacyProtocol},
 	} {
-		t.Run("upstream protocol "+tc.upstream, func(t *testing.T) {
+		t.Run(fmt.Sprintf("upstream %q busy client %q", tc.upstream, tc.busy), func(t *testing.T) {
 			local := func(context.Context, ElicitationRequest) (ElicitationResult, error) {
 				return ElicitationResult{Action: "accept", Content: map[string]any{"answer": "local"}}, nil
 			}
@@ -273,7 +276,7 @@ func TestGatewayForwardRouting(t *testing.T) {
 					return nil, ctx.Err()
 				}
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "its own"}}, nil
-			}}, legacyProtocol)
+			}}, tc.busy)
 			_, plain := dialAsking(t, rt, &mcp.ClientOptions{}, legacyProtocol)
 			busyGot := make(chan string, 1)
 			go func() {
@@ -287,8 +290,8 @@ func TestGatewayForwardRouting(t *testing.T) {
 			<-started
 			got := callText(t, plain, "ex__elicit", nil)
 			close(release)
-			if got != tc.want {
-				t.Errorf("the plain client's call: the server saw %q, want %q", got, tc.want)
+			if want := `accept {"answer":"local"}`; got != want {
+				t.Errorf("the plain client's call: the server saw %q, want %q", got, want)
 			}
 			if got := <-busyGot; got != `accept {"answer":"its own"}` {
 				t.Errorf("the busy client's call: the server saw %q, want its own answer", got)
