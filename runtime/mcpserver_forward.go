@@ -32,8 +32,9 @@ import (
 //
 // A session can answer when it declared the capability (sampling, with
 // tools when the request offers tools; elicitation in the request's mode;
-// roots: with listChanged before 2026-07-28, the only roots capability the
-// go-sdk lets a server see there, any roots capability from then on). On
+// roots: any roots capability, listChanged or not; the go-sdk decodes a
+// client's initialize capabilities into RootsV2, which is set for a bare
+// "roots": {}, and Roots, which mirrors it). On
 // a protocol before 2026-07-28 the gateway asks it with a request of its
 // own; from 2026-07-28 on (where a server may ask its client only through
 // a tool result) the call is a parked one (see parkedCall) and the
@@ -224,9 +225,10 @@ func onNewProtocol(ss *mcp.ServerSession) bool {
 	return p != nil && p.ProtocolVersion >= newProtocol
 }
 
-// rootsDeclared reports whether caps declare roots as the gateway can
-// use them: listChanged before newProtocol (the go-sdk shows a server
-// nothing else there), any roots capability from then on.
+// rootsDeclared reports whether caps declare roots, listChanged or not:
+// RootsV2 is what the go-sdk decodes from the client's "roots" (set for
+// a bare {}); Roots mirrors it, and is all a caller building caps by hand
+// may have set.
 func rootsDeclared(caps *mcp.ClientCapabilities) bool {
 	return caps.Roots.ListChanged || caps.RootsV2 != nil
 }

@@ -171,6 +171,12 @@ func TestGatewayForwardsRoots(t *testing.T) {
 	if got := callText(t, plain, "ex__roots", nil); got != "roots: file:///local" {
 		t.Errorf("without the capability the server saw %q, want Options.Roots", got)
 	}
+	// "roots": {} (no listChanged) is the capability all the same.
+	_, bare := dialAsking(t, rt, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}},
+		legacyProtocol, &mcp.Root{URI: "file:///bare"})
+	if got := callText(t, bare, "ex__roots", nil); got != "roots: file:///bare" {
+		t.Errorf("a client declaring roots without listChanged: the server saw %q, want its roots", got)
+	}
 	if strings.Contains(rt.logs.String(), exampleserver.RootsChangedLine) {
 		t.Fatal("the server heard of a roots change before any")
 	}
