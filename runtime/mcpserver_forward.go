@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -52,7 +53,17 @@ type forwarder struct {
 	calls   map[string]map[*gatewayCall]struct{} // by upstream server name
 	servers map[*mcp.Server]struct{}
 	watches map[string]func() // by upstream server name
+
+	rootsDelay   time.Duration       // how long roots changes gather (rootsDebounce)
+	rootsPending map[string]struct{} // servers to tell when rootsTimer fires
+	rootsTimer   *time.Timer         // set while changes gather
 }
+
+// rootsDebounce is how long the roots changes gateway clients announce
+// gather before the servers hear of them, once: a client's change often
+// comes as two notifications (the runtime's own add and remove of its
+// marker), and a client may announce many in a burst.
+const rootsDebounce = 100 * time.Millisecond
 
 // gatewayCall is one gateway tool call in flight (or, from route, the
 // only session, with no ctx).
@@ -67,7 +78,8 @@ type gatewayCall struct {
 type gatewayCallKey struct{}
 
 func newForwarder() *forwarder {
-	return &forwarder{calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){}}
+	return &forwarder{calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){},
+		rootsDelay: rootsDebounce, rootsPending: map[string]struct{}{}}
 }
 
 // begin records a gateway call of session on server (its client declared
@@ -189,18 +201,63 @@ func (f *forwarder) forget(server string) {
 	f.mu.Unlock()
 }
 
-// rootsChanged tells every upstream server (on a protocol that has the
-// notification) that the roots changed: a gateway client said its own
-// did, and the roots a server gets may be that client's.
-func (f *forwarder) rootsChanged() {
+// rootsChanged is gateway session ss saying its roots changed (or that
+// they are there: a roots-capable session that just initialized). The
+// servers whose roots/list would now be routed to ss are told so (on a
+// protocol that has the notification), once per rootsDelay however many
+// changes came meanwhile; a server whose roots come from another session
+// or from Options.Roots has nothing new to hear.
+func (f *forwarder) rootsChanged(ss *mcp.ServerSession) {
 	f.mu.Lock()
-	notify := make([]func(), 0, len(f.watches))
-	for _, n := range f.watches {
-		notify = append(notify, n)
+	names := make([]string, 0, len(f.watches))
+	for name := range f.watches {
+		names = append(names, name)
+	}
+	f.mu.Unlock()
+	var routed []string
+	for _, name := range names {
+		if call := f.route(context.Background(), name, rootsDeclared); call != nil && call.session == ss {
+			routed = append(routed, name)
+		}
+	}
+	if len(routed) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, name := range routed {
+		f.rootsPending[name] = struct{}{}
+	}
+	if f.rootsTimer == nil {
+		f.rootsTimer = time.AfterFunc(f.rootsDelay, f.flushRoots)
+	}
+}
+
+// flushRoots tells the servers rootsChanged gathered.
+func (f *forwarder) flushRoots() {
+	f.mu.Lock()
+	f.rootsTimer = nil
+	notify := make([]func(), 0, len(f.rootsPending))
+	for name := range f.rootsPending {
+		if n := f.watches[name]; n != nil {
+			notify = append(notify, n)
+		}
+		delete(f.rootsPending, name)
 	}
 	f.mu.Unlock()
 	for _, n := range notify {
 		n()
+	}
+}
+
+// initialized is a gateway session's notifications/initialized: a
+// client that can give its roots on a protocol before newProtocol is
+// announced to the servers its roots would go to, so that a server that
+// read its roots once before the client connected (server-filesystem
+// does) asks again.
+func (f *forwarder) initialized(ss *mcp.ServerSession) {
+	if caps := clientCaps(ss); caps != nil && rootsDeclared(caps) {
+		f.rootsChanged(ss)
 	}
 }
 

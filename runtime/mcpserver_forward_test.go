@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // legacyProtocol is the protocol on which a server asks its client with
@@ -158,14 +159,27 @@ func TestGatewayForwardsElicitation(t *testing.T) {
 }
 
 // roots/list goes to the client that declared roots (its roots), else
-// Options.Roots answer; the client's roots list_changed reaches the
-// server.
+// Options.Roots answer; a roots-capable client that connects is announced
+// to the server (which may have read its roots before), and its roots
+// list_changed reaches the server, once per change.
 func TestGatewayForwardsRoots(t *testing.T) {
 	rt := start(t, Options{Roots: []Root{{URI: "file:///local"}}, ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
 	rt.waitReady(t, "ex")
+	heard := func(n int) {
+		t.Helper()
+		testutil.Eventually(t, 10*time.Second, fmt.Sprintf("%d roots changes at the server", n), func() bool {
+			return strings.Count(rt.logs.String(), exampleserver.RootsChangedLine) >= n
+		})
+	}
 	client, capable := dialAsking(t, rt, nil, legacyProtocol, &mcp.Root{URI: "file:///client"})
+	heard(1)
 	if got := callText(t, capable, "ex__roots", nil); got != "roots: file:///client" {
 		t.Errorf("the server saw %q, want the client's roots", got)
+	}
+	client.AddRoots(&mcp.Root{URI: "file:///client/more"})
+	heard(2)
+	if got := callText(t, capable, "ex__roots", nil); got != "roots: file:///client\nfile:///client/more" {
+		t.Errorf("after the change the server saw %q", got)
 	}
 	_, plain := dialAsking(t, rt, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, legacyProtocol)
 	if got := callText(t, plain, "ex__roots", nil); got != "roots: file:///local" {
@@ -177,13 +191,63 @@ func TestGatewayForwardsRoots(t *testing.T) {
 	if got := callText(t, bare, "ex__roots", nil); got != "roots: file:///bare" {
 		t.Errorf("a client declaring roots without listChanged: the server saw %q, want its roots", got)
 	}
-	if strings.Contains(rt.logs.String(), exampleserver.RootsChangedLine) {
-		t.Fatal("the server heard of a roots change before any")
+	if n := strings.Count(rt.logs.String(), exampleserver.RootsChangedLine); n != 2 {
+		t.Errorf("the server heard of %d roots changes, want 2 (one per change; none for clients whose roots it would not get)", n)
 	}
-	client.AddRoots(&mcp.Root{URI: "file:///client/more"})
-	waitForStderr(t, rt, exampleserver.RootsChangedLine)
-	if got := callText(t, capable, "ex__roots", nil); got != "roots: file:///client\nfile:///client/more" {
-		t.Errorf("after the change the server saw %q", got)
+}
+
+// Roots changes gather for rootsDelay and reach each server once; only
+// the servers whose roots would come from the announcing session hear of
+// them.
+func TestGatewayRootsChangedGathered(t *testing.T) {
+	rt := start(t, Options{})
+	f := rt.fwd
+	f.mu.Lock()
+	f.rootsDelay = time.Hour // flushed by hand below
+	f.mu.Unlock()
+	var told sync.Map
+	for _, name := range []string{"a", "b"} {
+		var n atomic.Int32
+		told.Store(name, &n)
+		f.watchRoots(name, func() { n.Add(1) })
+	}
+	count := func(name string) int32 { v, _ := told.Load(name); return v.(*atomic.Int32).Load() }
+	pending := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.rootsPending)
+	}
+	flush := func() {
+		f.mu.Lock()
+		if f.rootsTimer != nil {
+			f.rootsTimer.Stop()
+		}
+		f.mu.Unlock()
+		f.flushRoots()
+	}
+
+	dialAsking(t, rt, nil, legacyProtocol)
+	// Its initialized announces it: the only session, roots-capable.
+	testutil.Eventually(t, 10*time.Second, "the new session's roots announced", func() bool { return pending() == 2 })
+	call := f.route(t.Context(), "a", rootsDeclared)
+	if call == nil {
+		t.Fatal("the only roots-capable session is not routed to")
+	}
+	f.rootsChanged(call.session)
+	f.rootsChanged(call.session)
+	flush()
+	if count("a") != 1 || count("b") != 1 {
+		t.Errorf("three announcements told the servers %d and %d times, want once each", count("a"), count("b"))
+	}
+
+	dialAsking(t, rt, nil, legacyProtocol)
+	f.rootsChanged(call.session) // two sessions, no call: roots go to neither
+	if n := pending(); n != 0 {
+		t.Errorf("%d servers to tell of a change of a session their roots would not come from", n)
+	}
+	flush()
+	if count("a") != 1 || count("b") != 1 {
+		t.Errorf("the servers were told %d and %d times, want still once each", count("a"), count("b"))
 	}
 }
 
