@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // The gateway's client features (X2): sampling, elicitation and roots that
@@ -52,7 +54,8 @@ type forwarder struct {
 	seq     uint64
 	calls   map[string]map[*gatewayCall]struct{} // by upstream server name
 	servers map[*mcp.Server]struct{}
-	watches map[string]func() // by upstream server name
+	watches map[string]func()                 // by upstream server name
+	conn    func(server string) *mcpconn.Conn // the server's current connection (nil: none), whose scrubber cleans what it asks
 
 	rootsDelay   time.Duration       // how long roots changes gather (rootsDebounce)
 	rootsPending map[string]struct{} // servers to tell when rootsTimer fires
@@ -77,8 +80,8 @@ type gatewayCall struct {
 
 type gatewayCallKey struct{}
 
-func newForwarder() *forwarder {
-	return &forwarder{calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){},
+func newForwarder(conn func(server string) *mcpconn.Conn) *forwarder {
+	return &forwarder{conn: conn, calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){},
 		rootsDelay: rootsDebounce, rootsPending: map[string]struct{}{}}
 }
 

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -453,5 +454,51 @@ func TestGatewayForwardWithoutCall(t *testing.T) {
 	dialAsking(t, rt, nil, legacyProtocol)
 	if got := rt.fwd.route(t.Context(), "ex", anyone); got != nil {
 		t.Error("routed with two sessions connected and no call in flight")
+	}
+}
+
+// What a server asks passes to the gateway client with its _meta and
+// sampling's metadata scrubbed of the server's secrets (a planted
+// marker, the server's configured env), whichever way it asks and
+// whichever protocol the client is on.
+func TestGatewayForwardScrubsMeta(t *testing.T) {
+	for _, upstream := range []string{legacyProtocol, ""} {
+		for _, downstream := range clientProtocols {
+			t.Run(fmt.Sprintf("upstream %q client %q", upstream, downstream), func(t *testing.T) {
+				rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(upstream)...))
+				rt.waitReady(t, "ex")
+				var mu sync.Mutex
+				var seen []string
+				record := func(v ...any) {
+					raw, _ := json.Marshal(v)
+					mu.Lock()
+					seen = append(seen, string(raw))
+					mu.Unlock()
+				}
+				var sampled atomic.Int32
+				model := clientModel(&sampled)
+				_, cs := dialAsking(t, rt, &mcp.ClientOptions{
+					CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+						record(req.Params.Meta, req.Params.Metadata)
+						return model(ctx, req)
+					},
+					ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						record(req.Params.Meta)
+						return &mcp.ElicitResult{Action: "decline"}, nil
+					}}, downstream)
+				callText(t, cs, "ex__elicit", map[string]any{"meta_env": testutil.MarkerEnv})
+				callText(t, cs, "ex__consult", map[string]any{"question": "2 + 3?", "meta_env": testutil.MarkerEnv})
+				mu.Lock()
+				defer mu.Unlock()
+				if len(seen) < 2 || !strings.Contains(seen[0], `"env"`) || !strings.Contains(seen[1], `"env"`) {
+					t.Fatalf("the client saw %d requests (%v), want the elicitation's and the sampling's, each with its _meta", len(seen), len(seen))
+				}
+				for i, s := range seen {
+					if strings.Contains(s, marker) {
+						t.Errorf("request %d reached the client with the server's secret in its _meta or metadata", i)
+					}
+				}
+			})
+		}
 	}
 }
