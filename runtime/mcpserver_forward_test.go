@@ -491,7 +491,7 @@ func TestGatewayForwardScrubsMeta(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				if len(seen) < 2 || !strings.Contains(seen[0], `"env"`) || !strings.Contains(seen[1], `"env"`) {
-					t.Fatalf("the client saw %d requests (%v), want the elicitation's and the sampling's, each with its _meta", len(seen), len(seen))
+					t.Fatalf("the client saw %d requests, want the elicitation's and the sampling's, each with its _meta", len(seen))
 				}
 				for i, s := range seen {
 					if strings.Contains(s, marker) {
