@@ -187,7 +187,8 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 		SubscribeHandler:   m.subscribe,
 		UnsubscribeHandler: m.unsubscribe,
 		// A client's roots may be what servers get (see forwarder).
-		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { r.fwd.rootsChanged() },
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { r.fwd.rootsChanged(req.Session) },
+		InitializedHandler:      func(_ context.Context, req *mcp.InitializedRequest) { r.fwd.initialized(req.Session) },
 	})
 	if r.opts.ToolSearch.Enabled {
 		m.srv.AddReceivingMiddleware(m.callUnlisted)

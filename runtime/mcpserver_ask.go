@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openprogram/mcpvisor/internal/binding"
 	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
@@ -55,7 +56,9 @@ func (f *forwarder) sampling(g *requestGate, local func(context.Context, string,
 			if err != nil {
 				return nil, err
 			}
-			res, err := askCall(ctx, call, req.Params, (*mcp.ServerSession).CreateMessageWithTools)
+			out := *req.Params
+			out.Meta, out.Metadata = f.scrubMeta(server, out.Meta), f.scrubAny(server, out.Metadata)
+			res, err := askCall(ctx, call, &out, (*mcp.ServerSession).CreateMessageWithTools)
 			if err != nil {
 				return nil, err
 			}
@@ -87,11 +90,13 @@ func (f *forwarder) elicitation(g *requestGate, local func(context.Context, stri
 			}
 			return local(ctx, server, req)
 		}
-		ask := func(ctx context.Context, _ string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		ask := func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			if req.Params == nil {
 				return nil, errors.New("elicitation request without parameters")
 			}
-			res, err := askCall(ctx, call, req.Params, (*mcp.ServerSession).Elicit)
+			out := *req.Params
+			out.Meta = f.scrubMeta(server, out.Meta)
+			res, err := askCall(ctx, call, &out, (*mcp.ServerSession).Elicit)
 			if err != nil {
 				return nil, err
 			}
@@ -130,6 +135,39 @@ func (f *forwarder) roots(g *requestGate, static []*mcp.Root) func(context.Conte
 		}
 		return res.Roots, nil
 	}
+}
+
+// scrubMeta and scrubAny are the machine-readable parts of a server's
+// request to a gateway client (its _meta, sampling's metadata) scrubbed
+// of the server's secrets as a tool result's are (its connection's
+// scrubber: configured secrets and those the connection learned); nil
+// when server has no connection to scrub with. The request's text
+// (messages, the elicitation's message and schema) goes as the server
+// sent it: it is the question, and the client's user reads it.
+func (f *forwarder) scrubMeta(server string, m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return nil
+	}
+	conn := f.conn(server)
+	if conn == nil {
+		return nil
+	}
+	return binding.ScrubMeta(conn, m)
+}
+
+func (f *forwarder) scrubAny(server string, v any) any {
+	if v == nil {
+		return nil
+	}
+	conn := f.conn(server)
+	if conn == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return json.RawMessage(conn.ScrubJSON(raw))
 }
 
 // askCall asks call's client params under ctx (the upstream request's):

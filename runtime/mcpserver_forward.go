@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 )
 
 // The gateway's client features (X2): sampling, elicitation and roots that
@@ -20,17 +23,21 @@ import (
 // handles under the connection's context, with nothing tying them to a
 // call (stdio has no request relation; on Streamable HTTP the SDK's client
 // transport does not say which POST stream brought a request). Then the
-// request goes by server: among the gateway calls in flight on the asking
-// server, the sessions that can answer it; one: it; several: the one whose
-// call began last (the newest call is the likeliest to be asking). With no
-// call in flight on the server (a roots/list right after initialize), the
-// only connected gateway session, when there is exactly one (a stdio
-// gateway); else nobody. Nobody able: the Options handler.
+// request goes by server: when every gateway call in flight on the asking
+// server is one session's, that session, if it can answer (through its
+// newest call, the likeliest to be asking); calls of several sessions in
+// flight there: nobody, since the request may be any one's and a question
+// built of one client's data must never reach another client (nor its
+// answer go into another's call). With no call in flight on the server (a
+// roots/list right after initialize), the only connected gateway session,
+// when there is exactly one (a stdio gateway); else nobody. Nobody able:
+// the Options handler.
 //
 // A session can answer when it declared the capability (sampling, with
 // tools when the request offers tools; elicitation in the request's mode;
-// roots: with listChanged before 2026-07-28, the only roots capability the
-// go-sdk lets a server see there, any roots capability from then on). On
+// roots: any roots capability, listChanged or not; the go-sdk decodes a
+// client's initialize capabilities into RootsV2, which is set for a bare
+// "roots": {}, and Roots, which mirrors it). On
 // a protocol before 2026-07-28 the gateway asks it with a request of its
 // own; from 2026-07-28 on (where a server may ask its client only through
 // a tool result) the call is a parked one (see parkedCall) and the
@@ -47,8 +54,19 @@ type forwarder struct {
 	seq     uint64
 	calls   map[string]map[*gatewayCall]struct{} // by upstream server name
 	servers map[*mcp.Server]struct{}
-	watches map[string]func() // by upstream server name
+	watches map[string]func()                 // by upstream server name
+	conn    func(server string) *mcpconn.Conn // the server's current connection (nil: none), whose scrubber cleans what it asks
+
+	rootsDelay   time.Duration       // how long roots changes gather (rootsDebounce)
+	rootsPending map[string]struct{} // servers to tell when rootsTimer fires
+	rootsTimer   *time.Timer         // set while changes gather
 }
+
+// rootsDebounce is how long the roots changes gateway clients announce
+// gather before the servers hear of them, once: a client's change often
+// comes as two notifications (the runtime's own add and remove of its
+// marker), and a client may announce many in a burst.
+const rootsDebounce = 100 * time.Millisecond
 
 // gatewayCall is one gateway tool call in flight (or, from route, the
 // only session, with no ctx).
@@ -57,13 +75,14 @@ type gatewayCall struct {
 	session *mcp.ServerSession
 	caps    *mcp.ClientCapabilities // what the client declared; nil: it cannot be asked
 	park    *parkedCall             // non-nil: asked through the call's result (2026-07-28)
-	seq     uint64                  // order of beginning, for "the one that began last"
+	seq     uint64                  // order of beginning, for the session's newest call
 }
 
 type gatewayCallKey struct{}
 
-func newForwarder() *forwarder {
-	return &forwarder{calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){}}
+func newForwarder(conn func(server string) *mcpconn.Conn) *forwarder {
+	return &forwarder{conn: conn, calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){},
+		rootsDelay: rootsDebounce, rootsPending: map[string]struct{}{}}
 }
 
 // begin records a gateway call of session on server (its client declared
@@ -111,8 +130,10 @@ func (f *forwarder) unserve(s *mcp.Server) {
 
 // route picks the gateway call whose client answers a request of server
 // (under ctx, the context the SDK handler got) among those able (can, of
-// what the client declared): with no call in flight there, the only
-// session, as a gatewayCall without ctx. None: nil.
+// what the client declared): the call in ctx; else, when every call in
+// flight on server is one session's, its newest able one; with no call in
+// flight there, the only session, as a gatewayCall without ctx. None:
+// nil.
 func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.ClientCapabilities) bool) *gatewayCall {
 	able := func(c *gatewayCall) bool { return c.caps != nil && can(c.caps) }
 	if c, ok := ctx.Value(gatewayCallKey{}).(*gatewayCall); ok {
@@ -122,13 +143,21 @@ func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.Clie
 		return nil
 	}
 	f.mu.Lock()
-	var best *gatewayCall
+	var best, some *gatewayCall
 	for c := range f.calls[server] {
+		if some != nil && c.session != some.session {
+			// Calls of several sessions: the request may be any one's,
+			// and one client's question (built of its data) must never
+			// reach another, nor its answer go into another's call.
+			f.mu.Unlock()
+			return nil
+		}
+		some = c
 		if able(c) && (best == nil || c.seq > best.seq) {
 			best = c
 		}
 	}
-	inFlight := len(f.calls[server]) > 0
+	inFlight := some != nil
 	servers := make([]*mcp.Server, 0, len(f.servers))
 	for s := range f.servers {
 		servers = append(servers, s)
@@ -175,18 +204,63 @@ func (f *forwarder) forget(server string) {
 	f.mu.Unlock()
 }
 
-// rootsChanged tells every upstream server (on a protocol that has the
-// notification) that the roots changed: a gateway client said its own
-// did, and the roots a server gets may be that client's.
-func (f *forwarder) rootsChanged() {
+// rootsChanged is gateway session ss saying its roots changed (or that
+// they are there: a roots-capable session that just initialized). The
+// servers whose roots/list would now be routed to ss are told so (on a
+// protocol that has the notification), once per rootsDelay however many
+// changes came meanwhile; a server whose roots come from another session
+// or from Options.Roots has nothing new to hear.
+func (f *forwarder) rootsChanged(ss *mcp.ServerSession) {
 	f.mu.Lock()
-	notify := make([]func(), 0, len(f.watches))
-	for _, n := range f.watches {
-		notify = append(notify, n)
+	names := make([]string, 0, len(f.watches))
+	for name := range f.watches {
+		names = append(names, name)
+	}
+	f.mu.Unlock()
+	var routed []string
+	for _, name := range names {
+		if call := f.route(context.Background(), name, rootsDeclared); call != nil && call.session == ss {
+			routed = append(routed, name)
+		}
+	}
+	if len(routed) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, name := range routed {
+		f.rootsPending[name] = struct{}{}
+	}
+	if f.rootsTimer == nil {
+		f.rootsTimer = time.AfterFunc(f.rootsDelay, f.flushRoots)
+	}
+}
+
+// flushRoots tells the servers rootsChanged gathered.
+func (f *forwarder) flushRoots() {
+	f.mu.Lock()
+	f.rootsTimer = nil
+	notify := make([]func(), 0, len(f.rootsPending))
+	for name := range f.rootsPending {
+		if n := f.watches[name]; n != nil {
+			notify = append(notify, n)
+		}
+		delete(f.rootsPending, name)
 	}
 	f.mu.Unlock()
 	for _, n := range notify {
 		n()
+	}
+}
+
+// initialized is a gateway session's notifications/initialized: a
+// client that can give its roots on a protocol before newProtocol is
+// announced to the servers its roots would go to, so that a server that
+// read its roots once before the client connected (server-filesystem
+// does) asks again.
+func (f *forwarder) initialized(ss *mcp.ServerSession) {
+	if caps := clientCaps(ss); caps != nil && rootsDeclared(caps) {
+		f.rootsChanged(ss)
 	}
 }
 
@@ -211,9 +285,10 @@ func onNewProtocol(ss *mcp.ServerSession) bool {
 	return p != nil && p.ProtocolVersion >= newProtocol
 }
 
-// rootsDeclared reports whether caps declare roots as the gateway can
-// use them: listChanged before newProtocol (the go-sdk shows a server
-// nothing else there), any roots capability from then on.
+// rootsDeclared reports whether caps declare roots, listChanged or not:
+// RootsV2 is what the go-sdk decodes from the client's "roots" (set for
+// a bare {}); Roots mirrors it, and is all a caller building caps by hand
+// may have set.
 func rootsDeclared(caps *mcp.ClientCapabilities) bool {
 	return caps.Roots.ListChanged || caps.RootsV2 != nil
 }

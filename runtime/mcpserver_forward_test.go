@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
 // legacyProtocol is the protocol on which a server asks its client with
@@ -158,26 +160,95 @@ func TestGatewayForwardsElicitation(t *testing.T) {
 }
 
 // roots/list goes to the client that declared roots (its roots), else
-// Options.Roots answer; the client's roots list_changed reaches the
-// server.
+// Options.Roots answer; a roots-capable client that connects is announced
+// to the server (which may have read its roots before), and its roots
+// list_changed reaches the server, once per change.
 func TestGatewayForwardsRoots(t *testing.T) {
 	rt := start(t, Options{Roots: []Root{{URI: "file:///local"}}, ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
 	rt.waitReady(t, "ex")
+	heard := func(n int) {
+		t.Helper()
+		testutil.Eventually(t, 10*time.Second, fmt.Sprintf("%d roots changes at the server", n), func() bool {
+			return strings.Count(rt.logs.String(), exampleserver.RootsChangedLine) >= n
+		})
+	}
 	client, capable := dialAsking(t, rt, nil, legacyProtocol, &mcp.Root{URI: "file:///client"})
+	heard(1)
 	if got := callText(t, capable, "ex__roots", nil); got != "roots: file:///client" {
 		t.Errorf("the server saw %q, want the client's roots", got)
+	}
+	client.AddRoots(&mcp.Root{URI: "file:///client/more"})
+	heard(2)
+	if got := callText(t, capable, "ex__roots", nil); got != "roots: file:///client\nfile:///client/more" {
+		t.Errorf("after the change the server saw %q", got)
 	}
 	_, plain := dialAsking(t, rt, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, legacyProtocol)
 	if got := callText(t, plain, "ex__roots", nil); got != "roots: file:///local" {
 		t.Errorf("without the capability the server saw %q, want Options.Roots", got)
 	}
-	if strings.Contains(rt.logs.String(), exampleserver.RootsChangedLine) {
-		t.Fatal("the server heard of a roots change before any")
+	// "roots": {} (no listChanged) is the capability all the same.
+	_, bare := dialAsking(t, rt, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}},
+		legacyProtocol, &mcp.Root{URI: "file:///bare"})
+	if got := callText(t, bare, "ex__roots", nil); got != "roots: file:///bare" {
+		t.Errorf("a client declaring roots without listChanged: the server saw %q, want its roots", got)
 	}
-	client.AddRoots(&mcp.Root{URI: "file:///client/more"})
-	waitForStderr(t, rt, exampleserver.RootsChangedLine)
-	if got := callText(t, capable, "ex__roots", nil); got != "roots: file:///client\nfile:///client/more" {
-		t.Errorf("after the change the server saw %q", got)
+	if n := strings.Count(rt.logs.String(), exampleserver.RootsChangedLine); n != 2 {
+		t.Errorf("the server heard of %d roots changes, want 2 (one per change; none for clients whose roots it would not get)", n)
+	}
+}
+
+// Roots changes gather for rootsDelay and reach each server once; only
+// the servers whose roots would come from the announcing session hear of
+// them.
+func TestGatewayRootsChangedGathered(t *testing.T) {
+	rt := start(t, Options{})
+	f := rt.fwd
+	f.mu.Lock()
+	f.rootsDelay = time.Hour // flushed by hand below
+	f.mu.Unlock()
+	var told sync.Map
+	for _, name := range []string{"a", "b"} {
+		var n atomic.Int32
+		told.Store(name, &n)
+		f.watchRoots(name, func() { n.Add(1) })
+	}
+	count := func(name string) int32 { v, _ := told.Load(name); return v.(*atomic.Int32).Load() }
+	pending := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.rootsPending)
+	}
+	flush := func() {
+		f.mu.Lock()
+		if f.rootsTimer != nil {
+			f.rootsTimer.Stop()
+		}
+		f.mu.Unlock()
+		f.flushRoots()
+	}
+
+	dialAsking(t, rt, nil, legacyProtocol)
+	// Its initialized announces it: the only session, roots-capable.
+	testutil.Eventually(t, 10*time.Second, "the new session's roots announced", func() bool { return pending() == 2 })
+	call := f.route(t.Context(), "a", rootsDeclared)
+	if call == nil {
+		t.Fatal("the only roots-capable session is not routed to")
+	}
+	f.rootsChanged(call.session)
+	f.rootsChanged(call.session)
+	flush()
+	if count("a") != 1 || count("b") != 1 {
+		t.Errorf("three announcements told the servers %d and %d times, want once each", count("a"), count("b"))
+	}
+
+	dialAsking(t, rt, nil, legacyProtocol)
+	f.rootsChanged(call.session) // two sessions, no call: roots go to neither
+	if n := pending(); n != 0 {
+		t.Errorf("%d servers to tell of a change of a session their roots would not come from", n)
+	}
+	flush()
+	if count("a") != 1 || count("b") != 1 {
+		t.Errorf("the servers were told %d and %d times, want still once each", count("a"), count("b"))
 	}
 }
 
@@ -246,15 +317,18 @@ var unlimitedRate = ServerRequestLimits{PerMinute: -1}
 // With two gateway sessions' calls in flight on one server, a server
 // asking through its tool result (2026-07-28) reaches the session whose
 // call it is, by the call's context, even when that session cannot answer
-// (then Options.Elicit does); a server asking with requests of its own is
-// routed by the rule: the capable session among those with a call in
-// flight there.
+// (then Options.Elicit does); a server asking with requests of its own
+// reaches no client while calls of several sessions are in flight there
+// (the request may be either's: the capable client, asked directly or
+// through its parked call, must never get the other's question), so
+// Options.Elicit answers it.
 func TestGatewayForwardRouting(t *testing.T) {
-	for _, tc := range []struct{ upstream, want string }{
-		{legacyProtocol, `accept {"answer":"busy client"}`},
-		{"", `accept {"answer":"local"}`},
+	for _, tc := range []struct{ upstream, busy string }{
+		{legacyProtocol, legacyProtocol},
+		{legacyProtocol, ""},
+		{"", legacyProtocol},
 	} {
-		t.Run("upstream protocol "+tc.upstream, func(t *testing.T) {
+		t.Run(fmt.Sprintf("upstream %q busy client %q", tc.upstream, tc.busy), func(t *testing.T) {
 			local := func(context.Context, ElicitationRequest) (ElicitationResult, error) {
 				return ElicitationResult{Action: "accept", Content: map[string]any{"answer": "local"}}, nil
 			}
@@ -273,7 +347,7 @@ func TestGatewayForwardRouting(t *testing.T) {
 					return nil, ctx.Err()
 				}
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "its own"}}, nil
-			}}, legacyProtocol)
+			}}, tc.busy)
 			_, plain := dialAsking(t, rt, &mcp.ClientOptions{}, legacyProtocol)
 			busyGot := make(chan string, 1)
 			go func() {
@@ -287,8 +361,8 @@ func TestGatewayForwardRouting(t *testing.T) {
 			<-started
 			got := callText(t, plain, "ex__elicit", nil)
 			close(release)
-			if got != tc.want {
-				t.Errorf("the plain client's call: the server saw %q, want %q", got, tc.want)
+			if want := `accept {"answer":"local"}`; got != want {
+				t.Errorf("the plain client's call: the server saw %q, want %q", got, want)
 			}
 			if got := <-busyGot; got != `accept {"answer":"its own"}` {
 				t.Errorf("the busy client's call: the server saw %q, want its own answer", got)
@@ -380,5 +454,51 @@ func TestGatewayForwardWithoutCall(t *testing.T) {
 	dialAsking(t, rt, nil, legacyProtocol)
 	if got := rt.fwd.route(t.Context(), "ex", anyone); got != nil {
 		t.Error("routed with two sessions connected and no call in flight")
+	}
+}
+
+// What a server asks passes to the gateway client with its _meta and
+// sampling's metadata scrubbed of the server's secrets (a planted
+// marker, the server's configured env), whichever way it asks and
+// whichever protocol the client is on.
+func TestGatewayForwardScrubsMeta(t *testing.T) {
+	for _, upstream := range []string{legacyProtocol, ""} {
+		for _, downstream := range clientProtocols {
+			t.Run(fmt.Sprintf("upstream %q client %q", upstream, downstream), func(t *testing.T) {
+				rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(upstream)...))
+				rt.waitReady(t, "ex")
+				var mu sync.Mutex
+				var seen []string
+				record := func(v ...any) {
+					raw, _ := json.Marshal(v)
+					mu.Lock()
+					seen = append(seen, string(raw))
+					mu.Unlock()
+				}
+				var sampled atomic.Int32
+				model := clientModel(&sampled)
+				_, cs := dialAsking(t, rt, &mcp.ClientOptions{
+					CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+						record(req.Params.Meta, req.Params.Metadata)
+						return model(ctx, req)
+					},
+					ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						record(req.Params.Meta)
+						return &mcp.ElicitResult{Action: "decline"}, nil
+					}}, downstream)
+				callText(t, cs, "ex__elicit", map[string]any{"meta_env": testutil.MarkerEnv})
+				callText(t, cs, "ex__consult", map[string]any{"question": "2 + 3?", "meta_env": testutil.MarkerEnv})
+				mu.Lock()
+				defer mu.Unlock()
+				if len(seen) < 2 || !strings.Contains(seen[0], `"env"`) || !strings.Contains(seen[1], `"env"`) {
+					t.Fatalf("the client saw %d requests, want the elicitation's and the sampling's, each with its _meta", len(seen))
+				}
+				for i, s := range seen {
+					if strings.Contains(s, marker) {
+						t.Errorf("request %d reached the client with the server's secret in its _meta or metadata", i)
+					}
+				}
+			})
+		}
 	}
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/openprogram/mcpvisor/config"
 	"github.com/openprogram/mcpvisor/events"
 	"github.com/openprogram/mcpvisor/internal/binding"
+	"github.com/openprogram/mcpvisor/internal/mcpconn"
 	"github.com/openprogram/mcpvisor/internal/procs"
 	"github.com/openprogram/mcpvisor/internal/telemetry"
 	"github.com/openprogram/mcpvisor/internal/toolsearch"
@@ -192,7 +193,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	)
 	r.gate = newRequestGate(opts.ServerRequests, r.bus, opts.clock)
 	gate := r.gate
-	r.fwd = newForwarder()
+	r.fwd = newForwarder(func(server string) *mcpconn.Conn {
+		conn, _ := r.connOf(server, "")
+		return conn
+	})
 	fwd := r.fwd
 	sample := fwd.sampling(gate, sampler(opts.Sample))
 	elicit := fwd.elicitation(gate, elicitor(opts.Elicit))

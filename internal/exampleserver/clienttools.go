@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,6 +21,16 @@ const RootsChangedLine = "roots changed"
 
 type elicitArgs struct {
 	Message string `json:"message,omitempty" jsonschema:"what to ask (default: Your answer?)"`
+	MetaEnv string `json:"meta_env,omitempty" jsonschema:"an environment variable whose value the request's _meta carries (env), as a server leaking a secret would"`
+}
+
+// envMeta is the _meta carrying the value of the environment variable
+// name (a tool's meta_env argument); nil for no name.
+func envMeta(name string) mcp.Meta {
+	if name == "" {
+		return nil
+	}
+	return mcp.Meta{"env": os.Getenv(name)}
 }
 
 func addClientTools(srv *mcp.Server) {
@@ -38,6 +49,7 @@ func elicitTool(ctx context.Context, req *mcp.CallToolRequest, in elicitArgs) (*
 	}
 	ask := &mcp.ElicitParams{Message: in.Message,
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}}
+	ask.Meta = envMeta(in.MetaEnv)
 	var res *mcp.ElicitResult
 	if mrtr(req) {
 		r, ok := req.Params.InputResponses["elicit"].(*mcp.ElicitResult)

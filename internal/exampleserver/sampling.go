@@ -18,6 +18,7 @@ import (
 type consultArgs struct {
 	Question   string `json:"question" jsonschema:"what to ask the client's model"`
 	ToolChoice string `json:"tool_choice,omitempty" jsonschema:"how the model must use the add tool: auto, required (the default) or none"`
+	MetaEnv    string `json:"meta_env,omitempty" jsonschema:"an environment variable whose value the first request's _meta and metadata carry (env), as a server leaking a secret would"`
 }
 
 // consultAdd is the tool the model is offered.
@@ -48,6 +49,9 @@ func consult(ctx context.Context, req *mcp.CallToolRequest, in consultArgs) (*mc
 	first := &mcp.CreateMessageWithToolsParams{MaxTokens: 100, Tools: []*mcp.Tool{consultAdd},
 		ToolChoice: &mcp.ToolChoice{Mode: in.ToolChoice},
 		Messages:   []*mcp.SamplingMessageV2{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: in.Question}}}}}
+	if meta := envMeta(in.MetaEnv); meta != nil {
+		first.Meta, first.Metadata = meta, map[string]any(meta)
+	}
 	if ip.ProtocolVersion < mrtrVersion {
 		r1, err := req.Session.CreateMessageWithTools(ctx, first)
 		if err != nil {
