@@ -214,7 +214,7 @@ func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirr
 	m.syncPrompts()
 	m.relistReady()
 	m.initStartup(opts.StartupWait)
-	r.fwd.serve(m.srv)
+	r.fwd.serve(m.srv, m.serverVisible)
 	r.work.Go(func() {
 		defer r.fwd.unserve(m.srv)
 		m.run(ctx, toolChanges, evs)

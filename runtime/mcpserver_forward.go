@@ -53,7 +53,7 @@ type forwarder struct {
 	mu      sync.Mutex
 	seq     uint64
 	calls   map[string]map[*gatewayCall]struct{} // by upstream server name
-	servers map[*mcp.Server]struct{}
+	servers map[*mcp.Server]func(server string) bool // each one's serverVisible
 	watches map[string]func()                 // by upstream server name
 	conn    func(server string) *mcpconn.Conn // the server's current connection (nil: none), whose scrubber cleans what it asks
 
@@ -81,7 +81,7 @@ type gatewayCall struct {
 type gatewayCallKey struct{}
 
 func newForwarder(conn func(server string) *mcpconn.Conn) *forwarder {
-	return &forwarder{conn: conn, calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]struct{}{}, watches: map[string]func(){},
+	return &forwarder{conn: conn, calls: map[string]map[*gatewayCall]struct{}{}, servers: map[*mcp.Server]func(string) bool{}, watches: map[string]func(){},
 		rootsDelay: rootsDebounce, rootsPending: map[string]struct{}{}}
 }
 
@@ -115,10 +115,13 @@ func (f *forwarder) begin(ctx context.Context, server string, session *mcp.Serve
 	}
 }
 
-// serve and unserve track the gateway servers alive.
-func (f *forwarder) serve(s *mcp.Server) {
+// serve and unserve track the gateway servers alive; visible says which
+// upstream servers a gateway server's filter shows (mirror.serverVisible):
+// a server it hides never reaches its clients through the only-session
+// rule.
+func (f *forwarder) serve(s *mcp.Server, visible func(server string) bool) {
 	f.mu.Lock()
-	f.servers[s] = struct{}{}
+	f.servers[s] = visible
 	f.mu.Unlock()
 }
 
@@ -159,8 +162,10 @@ func (f *forwarder) route(ctx context.Context, server string, can func(*mcp.Clie
 	}
 	inFlight := some != nil
 	servers := make([]*mcp.Server, 0, len(f.servers))
-	for s := range f.servers {
-		servers = append(servers, s)
+	for s, visible := range f.servers {
+		if visible(server) {
+			servers = append(servers, s)
+		}
 	}
 	f.mu.Unlock()
 	if best != nil {

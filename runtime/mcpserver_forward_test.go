@@ -502,3 +502,34 @@ func TestGatewayForwardScrubsMeta(t *testing.T) {
 		}
 	}
 }
+
+// The only-session rule respects the gateway's filter: a server the
+// gateway hides never reaches its client that way, a server it shows
+// does.
+func TestGatewayForwardWithoutCallHidden(t *testing.T) {
+	rt := start(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{Tools: GatewayFilter{Deny: []string{"ex__*"}}})
+	if err != nil {
+		t.Fatalf("MCPServer: %v", err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server Connect: %v", err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "filtered-client", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
+	if err != nil {
+		t.Fatalf("client Connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	anyone := func(*mcp.ClientCapabilities) bool { return true }
+	if call := rt.fwd.route(t.Context(), "ex", anyone); call != nil {
+		t.Error("a server the gateway hides reached its only client")
+	}
+	if call := rt.fwd.route(t.Context(), "other", anyone); call == nil || call.session == nil {
+		t.Errorf("a server the gateway shows: routed to %+v, want its only client", call)
+	}
+}
