@@ -52,10 +52,10 @@ import (
 type forwarder struct {
 	mu      sync.Mutex
 	seq     uint64
-	calls   map[string]map[*gatewayCall]struct{} // by upstream server name
+	calls   map[string]map[*gatewayCall]struct{}     // by upstream server name
 	servers map[*mcp.Server]func(server string) bool // each one's serverVisible
-	watches map[string]func()                 // by upstream server name
-	conn    func(server string) *mcpconn.Conn // the server's current connection (nil: none), whose scrubber cleans what it asks
+	watches map[string]func()                        // by upstream server name
+	conn    func(server string) *mcpconn.Conn        // the server's current connection (nil: none), whose scrubber cleans what it asks
 
 	rootsDelay   time.Duration       // how long roots changes gather (rootsDebounce)
 	rootsPending map[string]struct{} // servers to tell when rootsTimer fires
