@@ -143,6 +143,15 @@ func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", runtime.MCPHandler(srv, runtime.MCPHTTPOptions{Token: l.token}))
 	hs := newGatewayHTTPServer(mux, logger, l.timeouts)
+	// A client's standalone GET stream lasts as long as its session:
+	// Shutdown (listeners closed by then) closes every session, so the
+	// streams end at once instead of holding Shutdown for its grace. Each
+	// Close waits for its session's requests, so each runs apart.
+	hs.RegisterOnShutdown(func() {
+		for ss := range srv.Sessions() {
+			go ss.Close()
+		}
+	})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
