@@ -44,6 +44,16 @@ func runGateway(args []string) int {
 		fmt.Fprintln(os.Stderr, "demo gateway: -pin needs -tool-search (without it clients see every tool)")
 		return 2
 	}
+	if *startup < 0 {
+		fmt.Fprintf(os.Stderr, "demo gateway: -startup-concurrency must not be negative, got %d\n", *startup)
+		return 2
+	}
+	// The filter is checked before the runtime starts any server.
+	filter := runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)}
+	if err := filter.Validate(); err != nil {
+		fmt.Fprintf(os.Stderr, "demo gateway: -allow, -deny: %v\n", err)
+		return 2
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -62,7 +72,7 @@ func runGateway(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	code := 0
-	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)},
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: filter,
 		StartupWait: noWaitIfZero(*startupWait), Logger: logger})
 	if err != nil {
 		logger.Error("building the gateway", "error", err)
