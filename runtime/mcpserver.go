@@ -76,7 +76,10 @@ type GatewayFilter struct {
 	Deny  []string `json:"deny,omitempty"`
 }
 
-func (f GatewayFilter) validate() error {
+// Validate reports a glob of f that does not parse (or is empty), as
+// MCPServer would: a command line can check its filter flags before it
+// starts the runtime.
+func (f GatewayFilter) Validate() error {
 	for _, list := range [][]string{f.Allow, f.Deny} {
 		for _, p := range list {
 			if _, err := path.Match(p, ""); err != nil || p == "" {
@@ -154,7 +157,7 @@ func (r *Runtime) MCPServer(ctx context.Context, opts MCPServerOptions) (*mcp.Se
 
 // serveMirror is MCPServer, answering the mirror (whose state tests read).
 func (r *Runtime) serveMirror(ctx context.Context, opts MCPServerOptions) (*mirror, error) {
-	if err := opts.Tools.validate(); err != nil {
+	if err := opts.Tools.Validate(); err != nil {
 		return nil, err
 	}
 	if opts.Name == "" {

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openprogram/mcpvisor/internal/exampleserver"
+	"github.com/openprogram/mcpvisor/status"
 )
 
 // 100 clients of one gateway stay consistent through a burst of registry
@@ -19,7 +22,9 @@ import (
 // filtered tool. (TestGatewayManyClients calls before a change; the
 // benchmark of this, with times, is BenchmarkGatewayClients.)
 func TestGatewayHundredClients(t *testing.T) {
-	rt := start(t, Options{}, exampleServer("ex"))
+	// Keepalive off: on 2026-07-28 its probe is a server/discover, which
+	// the one-session check below counts.
+	rt := start(t, Options{KeepAlive: -1}, exampleServer("ex"))
 	rt.waitSettled(t, "ex")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -49,7 +54,7 @@ func TestGatewayHundredClients(t *testing.T) {
 	changes := rt.Registry().Subscribe()
 	defer changes.Close()
 	for _, name := range []string{"b", "c"} {
-		if _, err := rt.AddServer(context.Background(), exampleServer(name)); err != nil {
+		if _, err := rt.AddServer(context.Background(), exampleServer(name, "-freeze-tool")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,6 +99,7 @@ func TestGatewayHundredClients(t *testing.T) {
 	if got := registryNames(rt.Runtime, filter); !slices.Equal(got, want) {
 		t.Fatalf("the registry moved on during the test: %v, was %v", got, want)
 	}
+	before := mustStatus(t, rt, "c")
 
 	for i, g := range clients {
 		wg.Go(func() {
@@ -110,4 +116,14 @@ func TestGatewayHundredClients(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	// The 200 calls shared c's one upstream session: the same process,
+	// never restarted, whose server saw one handshake (server/discover
+	// on 2026-07-28; the runtime pins no older protocol here).
+	if after := mustStatus(t, rt, "c"); after.PID != before.PID || after.Restarts != 0 || after.State != status.Ready {
+		t.Errorf("c after the calls: %+v, was %+v: the calls did not share one session", after, before)
+	}
+	res := mustCall(t, rt, "c__"+exampleserver.ProbesToolName, map[string]any{})
+	if got := res.Content[0].Text; got != `{"ping":0,"discover":1}` {
+		t.Errorf("c's server saw %s, want one session handshake (discover 1)", got)
+	}
 }

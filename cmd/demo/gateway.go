@@ -44,6 +44,16 @@ func runGateway(args []string) int {
 		fmt.Fprintln(os.Stderr, "demo gateway: -pin needs -tool-search (without it clients see every tool)")
 		return 2
 	}
+	if *startup < 0 {
+		fmt.Fprintf(os.Stderr, "demo gateway: -startup-concurrency must not be negative, got %d\n", *startup)
+		return 2
+	}
+	// The filter is checked before the runtime starts any server.
+	filter := runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)}
+	if err := filter.Validate(); err != nil {
+		fmt.Fprintf(os.Stderr, "demo gateway: -allow, -deny: %v\n", err)
+		return 2
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -62,7 +72,7 @@ func runGateway(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	code := 0
-	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: runtime.GatewayFilter{Allow: pinList(*allow), Deny: pinList(*deny)},
+	srv, err := rt.MCPServer(ctx, runtime.MCPServerOptions{Tools: filter,
 		StartupWait: noWaitIfZero(*startupWait), Logger: logger})
 	if err != nil {
 		logger.Error("building the gateway", "error", err)
@@ -143,6 +153,15 @@ func (l *mcpListener) serve(rt *runtime.Runtime, logger *slog.Logger) (stop func
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", runtime.MCPHandler(srv, runtime.MCPHTTPOptions{Token: l.token}))
 	hs := newGatewayHTTPServer(mux, logger, l.timeouts)
+	// A client's standalone GET stream lasts as long as its session:
+	// Shutdown (listeners closed by then) closes every session, so the
+	// streams end at once instead of holding Shutdown for its grace. Each
+	// Close waits for its session's requests, so each runs apart.
+	hs.RegisterOnShutdown(func() {
+		for ss := range srv.Sessions() {
+			go ss.Close()
+		}
+	})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -1,11 +1,11 @@
 // Command demo shows mcpvisor end to end with nothing to install.
 //
 //	demo                      the tour: runs its own example server through the runtime
-//	demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR] [-mcp-listen ADDR [-mcp-token-file FILE]]
+//	demo run -state-dir DIR [-listen ADDR] [-v] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR] [-otel EXPORTERS] [-mcp-listen ADDR [-mcp-token-file FILE] [-mcp-allow GLOBS] [-mcp-deny GLOBS] [-mcp-startup-wait DURATION]]
 //	                          runs the runtime on DIR/mcp_servers.json and serves its management
 //	                          API on ADDR (default 127.0.0.1:7077) until SIGINT/SIGTERM; SIGHUP reloads;
 //	                          -mcp-listen also serves the gateway over Streamable HTTP at /mcp
-//	demo gateway -state-dir DIR [-allow GLOBS] [-deny GLOBS] [-tool-search [-pin GLOBS]]
+//	demo gateway -state-dir DIR [-v] [-allow GLOBS] [-deny GLOBS] [-startup-concurrency N] [-startup-wait DURATION] [-tool-search [-pin GLOBS]]
 //	                          runs the runtime on DIR and serves its registry as one MCP server on stdio
 //	demo import [-from HOST|FILE] [-format F] [-state-dir DIR] [-home DIR] [-project DIR]... [-dry-run]
 //	                          diffs other hosts' servers against DIR/mcp_servers.json and adds the new ones
@@ -54,10 +54,10 @@ func run(args []string) int {
 const usage = `usage:
   demo                      the tour: start the runtime on an embedded config, show tools, calls,
                             prompts, resources, a list change and crash recovery
-  demo run -state-dir DIR [-listen ADDR] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR] [-mcp-listen ADDR [-mcp-token-file FILE]]
+  demo run -state-dir DIR [-listen ADDR] [-v] [-debug] [-apps] [-startup-concurrency N] [-tool-search [-pin GLOBS]] [-keepalive DURATION] [-project DIR]... [-home DIR] [-otel EXPORTERS] [-mcp-listen ADDR [-mcp-token-file FILE] [-mcp-allow GLOBS] [-mcp-deny GLOBS] [-mcp-startup-wait DURATION]]
                             run the runtime on DIR/mcp_servers.json and serve its management API
                             on ADDR (default 127.0.0.1:7077) until SIGINT or SIGTERM; SIGHUP reloads
-  demo gateway -state-dir DIR [-allow GLOBS] [-deny GLOBS] [-startup-concurrency N] [-tool-search [-pin GLOBS]]
+  demo gateway -state-dir DIR [-v] [-allow GLOBS] [-deny GLOBS] [-startup-concurrency N] [-startup-wait DURATION] [-tool-search [-pin GLOBS]]
                             run the runtime on DIR/mcp_servers.json and serve every server's tools,
                             prompts and resources as one MCP server on stdin/stdout (logs on stderr)
                             until stdin ends or SIGINT/SIGTERM

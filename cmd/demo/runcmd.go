@@ -78,6 +78,12 @@ func runServe(args []string) int {
 		fmt.Fprintln(os.Stderr, "demo run: -mcp-token-file, -mcp-allow, -mcp-deny and -mcp-startup-wait need -mcp-listen")
 		return 2
 	}
+	// The filter is checked before the runtime starts any server.
+	mcpTools := runtime.GatewayFilter{Allow: pinList(*mcpAllow), Deny: pinList(*mcpDeny)}
+	if err := mcpTools.Validate(); err != nil {
+		fmt.Fprintf(os.Stderr, "demo run: -mcp-allow, -mcp-deny: %v\n", err)
+		return 2
+	}
 	stdout := &lineWriter{w: os.Stdout}
 	otel, err := withOTel(*otelMode, stdout, &opts)
 	if err != nil {
@@ -93,7 +99,7 @@ func runServe(args []string) int {
 			_ = otel.stop(context.Background())
 			return 2
 		}
-		gateway.tools = runtime.GatewayFilter{Allow: pinList(*mcpAllow), Deny: pinList(*mcpDeny)}
+		gateway.tools = mcpTools
 		gateway.startupWait = noWaitIfZero(*mcpStartupWait)
 	}
 	code := serveAPI(stdout, logger, opts, *listen, otel, gateway)

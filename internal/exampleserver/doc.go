@@ -80,6 +80,22 @@
 //
 // Progress is reported only for a request that carries a progressToken.
 //
+// With [Options.ClientTools] (demo serve -client-tools) it also has tools
+// that ask the client during the call (with requests of their own before
+// protocol 2026-07-28, as input requests of their answer from then on):
+//
+//   - elicit {message}: a form elicitation of message (default "Your
+//     answer?") for one string, answer; returns "<action> <content as
+//     JSON>", as "accept {"answer":"yes"}";
+//   - roots {}: roots/list; returns "roots: " and the roots' URIs, one a
+//     line.
+//
+// and it writes [RootsChangedLine] to stderr on each
+// notifications/roots/list_changed it gets.
+//
+// With [Options.NoLogging] (demo serve -no-logging) its capabilities
+// leave logging out (a server that never logs).
+//
 // # Prompts and resources
 //
 //   - prompt greet {name, style}: one user message, "Please greet <name>."
