@@ -25,9 +25,8 @@ type MCPHTTPOptions struct {
 	// negative: never).
 	SessionTimeout time.Duration
 	// MaxSessions bounds the sessions of srv at once (on every transport
-	// srv serves; a protocol 2026-07-28 request in flight counts as one):
-	// a request that would open one more is 503 (default 1000; negative:
-	// no bound).
+	// srv serves): a request that would open one more is 503 (default
+	// 1000; negative: no bound).
 	MaxSessions int
 	// AllowedOrigins are origins ("https://app.example", scheme, host
 	// and port as a browser sends them) a browser client may use besides
@@ -66,13 +65,11 @@ func MCPHandler(srv *mcp.Server, opts MCPHTTPOptions) http.Handler {
 		opts.MaxSessions = defaultGatewayMaxSessions
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxRequestBytes, SessionTimeout: opts.SessionTimeout,
-			// On 2026-07-28 the POST is the whole request: a client that
-			// gives it up cancels the upstream call. The SDK (v1.8.0)
-			// reads this in stateless mode only; in this stateful one the
-			// request's session ends with the POST, which cancels the call
-			// too (TestGatewayHTTPCancel).
-			PropagateRequestCancellation: true})
+		// Stateful: the SDK (v1.8.0) refuses protocol 2026-07-28 here, so
+		// HTTP clients negotiate 2025-11-25 at most and cancel a call with
+		// notifications/cancelled (TestGatewayHTTPCancelNotification);
+		// PropagateRequestCancellation would have no effect.
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxRequestBytes, SessionTimeout: opts.SessionTimeout})
 	var want [sha256.Size]byte
 	if opts.Token != "" {
 		want = sha256.Sum256([]byte(opts.Token))

@@ -78,9 +78,11 @@ func TestGatewayHTTPGuards(t *testing.T) {
 	}
 }
 
-// Over Streamable HTTP on 2026-07-28 (the POST is the whole request), a
-// client that gives up its call cancels the upstream call.
-func TestGatewayHTTPCancel(t *testing.T) {
+// Over Streamable HTTP a client negotiates 2025-11-25 at most (the SDK's
+// stateful handler refuses 2026-07-28, even when asked for it), and a
+// client that gives up its call sends notifications/cancelled, which
+// cancels the upstream call.
+func TestGatewayHTTPCancelNotification(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex"))
 	rt.waitReady(t, "ex")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -98,6 +100,9 @@ func TestGatewayHTTPCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	if got := g.InitializeResult().ProtocolVersion; got != "2025-11-25" {
+		t.Fatalf("negotiated protocol %q over HTTP, want 2025-11-25", got)
+	}
 	testutil.Eventually(t, 30*time.Second, "ex__sleep listed", func() bool {
 		res, err := g.ListTools(ctx, nil)
 		return err == nil && slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "ex__sleep" })
