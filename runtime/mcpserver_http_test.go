@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,6 +76,51 @@ func TestGatewayHTTPGuards(t *testing.T) {
 	testutil.Eventually(t, 10*time.Second, "the idle session closed", func() bool { return sessionCount(srv) == 0 })
 	if got, _ := postInitialize(t, url, map[string]string{"Authorization": "Bearer " + token}); got != http.StatusOK {
 		t.Errorf("a session after the idle one ended: %d, want 200", got)
+	}
+}
+
+// MaxSessions holds under concurrent initializes: of many at once with
+// room for one, one gets a session and the others 503.
+func TestGatewayHTTPMaxSessionsConcurrent(t *testing.T) {
+	rt := start(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{MaxSessions: 1}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	const n = 16
+	statuses := make(chan int, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			<-start
+			status, _ := postInitialize(t, hs.URL+"/mcp", nil)
+			statuses <- status
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(statuses)
+	ok := 0
+	for s := range statuses {
+		switch s {
+		case http.StatusOK:
+			ok++
+		case http.StatusServiceUnavailable:
+		default:
+			t.Errorf("an initialize got %d, want 200 or 503", s)
+		}
+	}
+	if ok != 1 || sessionCount(srv) != 1 {
+		t.Errorf("%d of %d concurrent initializes got a session (%d sessions open), want 1 with MaxSessions 1", ok, n, sessionCount(srv))
+	}
+	for ss := range srv.Sessions() {
+		_ = ss.Close()
 	}
 }
 
