@@ -15,6 +15,22 @@ import (
 	"github.com/openprogram/mcpvisor/internal/testutil"
 )
 
+// serveHTTPGateway serves a gateway server of rt over Streamable HTTP
+// with opts until the test ends, answering it and its URL.
+func serveHTTPGateway(t *testing.T, rt *testRuntime, opts MCPHTTPOptions) (*mcp.Server, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(MCPHandler(srv, opts))
+	t.Cleanup(hs.Close)
+	t.Cleanup(hs.CloseClientConnections)
+	return srv, hs.URL + "/mcp"
+}
+
 // postInitialize POSTs a 2025-11-25 initialize to url with the given
 // headers, answering the response's status and session ID.
 func postInitialize(t *testing.T, url string, header map[string]string) (int, string) {
@@ -39,18 +55,9 @@ func postInitialize(t *testing.T, url string, header map[string]string) (int, st
 // an idle session ends after SessionTimeout.
 func TestGatewayHTTPGuards(t *testing.T) {
 	rt := start(t, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const token = "gateway-guard-token"
-	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{Token: token, MaxSessions: 1, SessionTimeout: 200 * time.Millisecond,
-		AllowedOrigins: []string{"https://app.example"}}))
-	defer hs.Close()
-	defer hs.CloseClientConnections()
-	url := hs.URL + "/mcp"
+	srv, url := serveHTTPGateway(t, rt, MCPHTTPOptions{Token: token, MaxSessions: 1, SessionTimeout: 200 * time.Millisecond,
+		AllowedOrigins: []string{"https://app.example"}})
 
 	for _, c := range []struct {
 		what   string
@@ -83,15 +90,7 @@ func TestGatewayHTTPGuards(t *testing.T) {
 // room for one, one gets a session and the others 503.
 func TestGatewayHTTPMaxSessionsConcurrent(t *testing.T) {
 	rt := start(t, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{MaxSessions: 1}))
-	defer hs.Close()
-	defer hs.CloseClientConnections()
+	srv, url := serveHTTPGateway(t, rt, MCPHTTPOptions{MaxSessions: 1})
 	const n = 16
 	statuses := make(chan int, n)
 	start := make(chan struct{})
@@ -99,7 +98,7 @@ func TestGatewayHTTPMaxSessionsConcurrent(t *testing.T) {
 	for range n {
 		wg.Go(func() {
 			<-start
-			status, _ := postInitialize(t, hs.URL+"/mcp", nil)
+			status, _ := postInitialize(t, url, nil)
 			statuses <- status
 		})
 	}
@@ -133,15 +132,9 @@ func TestGatewayHTTPCancelNotification(t *testing.T) {
 	rt.waitReady(t, "ex")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{}))
-	defer hs.Close()
-	defer hs.CloseClientConnections()
+	_, url := serveHTTPGateway(t, rt, MCPHTTPOptions{})
 	g, err := mcp.NewClient(&mcp.Implementation{Name: "gateway-test", Version: "1"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		&mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)
 	}
