@@ -337,7 +337,9 @@ func (p *parkedCalls) park(pc *parkedCall, old string) (string, error) {
 	if !p.watched[pc.session] {
 		p.watched[pc.session] = true
 		// Wait returns once the session's connection closed, whoever
-		// closed it: its parked calls have nobody to retry them.
+		// closed it: its parked calls have nobody to retry them. (The
+		// SDK offers no session end to select on, so this goroutine
+		// lasts as long as the host's session, past the gateway's end.)
 		session := pc.session
 		go func() {
 			_ = session.Wait()

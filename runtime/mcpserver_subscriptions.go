@@ -142,7 +142,9 @@ func (g *gatewaySubs) subscribe(ctx context.Context, session *mcp.ServerSession,
 		held = map[string]bool{}
 		g.sessions[session] = held
 		// The session's end unsubscribes what it still holds. Wait
-		// returns once the session's connection closed, whoever closed it.
+		// returns once the session's connection closed, whoever closed it
+		// (the SDK offers no session end to select on, so this goroutine
+		// lasts as long as the host's session, past the gateway's end).
 		go func() {
 			_ = session.Wait()
 			g.sessionEnded(session)
