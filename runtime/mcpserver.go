@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,6 +93,38 @@ func (f GatewayFilter) Validate() error {
 
 func (f GatewayFilter) allows(name string) bool {
 	return config.ToolFilter{Allow: f.Allow, Deny: f.Deny}.Allows(name)
+}
+
+// hidesAll reports whether no registry name starting "server__" can
+// pass f, whatever the server's tools are: no allow glob can match such
+// a name (its literal start and the prefix disagree), or a deny glob is
+// a literal start of the prefix and "*". Conservative: false when unsure.
+func (f GatewayFilter) hidesAll(server string) bool {
+	prefix := server + "__"
+	for _, p := range f.Deny {
+		if lit, rest := globLiteral(p); rest == "*" && strings.HasPrefix(prefix, lit) {
+			return true
+		}
+	}
+	if len(f.Allow) == 0 {
+		return false
+	}
+	for _, p := range f.Allow {
+		if lit, _ := globLiteral(p); strings.HasPrefix(prefix, lit) || strings.HasPrefix(lit, prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// globLiteral splits glob p at its first special character: the literal
+// start and the rest.
+func globLiteral(p string) (string, string) {
+	i := strings.IndexAny(p, `*?[\`)
+	if i < 0 {
+		return p, ""
+	}
+	return p[:i], p[i:]
 }
 
 // MCPServer returns an MCP server that serves the registry: every tool

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,9 +26,9 @@ type MCPHTTPOptions struct {
 	// negative: never).
 	SessionTimeout time.Duration
 	// MaxSessions bounds the sessions of srv at once (on every transport
-	// srv serves; a protocol 2026-07-28 request in flight counts as one):
-	// a request that would open one more is 503 (default 1000; negative:
-	// no bound).
+	// srv serves), exactly under concurrent initializes: a request that
+	// would open one more is 503 (default 1000; negative: no bound). A
+	// client gone without DELETE holds its session until SessionTimeout.
 	MaxSessions int
 	// AllowedOrigins are origins ("https://app.example", scheme, host
 	// and port as a browser sends them) a browser client may use besides
@@ -66,17 +67,16 @@ func MCPHandler(srv *mcp.Server, opts MCPHTTPOptions) http.Handler {
 		opts.MaxSessions = defaultGatewayMaxSessions
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxRequestBytes, SessionTimeout: opts.SessionTimeout,
-			// On 2026-07-28 the POST is the whole request: a client that
-			// gives it up cancels the upstream call. The SDK (v1.8.0)
-			// reads this in stateless mode only; in this stateful one the
-			// request's session ends with the POST, which cancels the call
-			// too (TestGatewayHTTPCancel).
-			PropagateRequestCancellation: true})
+		// Stateful: the SDK (v1.8.0) refuses protocol 2026-07-28 here, so
+		// HTTP clients negotiate 2025-11-25 at most and cancel a call with
+		// notifications/cancelled (TestGatewayHTTPCancelNotification);
+		// PropagateRequestCancellation would have no effect.
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxRequestBytes, SessionTimeout: opts.SessionTimeout})
 	var want [sha256.Size]byte
 	if opts.Token != "" {
 		want = sha256.Sum256([]byte(opts.Token))
 	}
+	adm := &admission{}
 	return refuseOwnRequests(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if !sameOrigin(req) && !slices.Contains(opts.AllowedOrigins, req.Header.Get("Origin")) {
 			http.Error(w, "Forbidden: the Origin header names another origin", http.StatusForbidden)
@@ -93,9 +93,12 @@ func MCPHandler(srv *mcp.Server, opts MCPHTTPOptions) http.Handler {
 				return
 			}
 		}
-		if opts.MaxSessions > 0 && req.Method == http.MethodPost && req.Header.Get("Mcp-Session-Id") == "" && sessionCount(srv) >= opts.MaxSessions {
-			http.Error(w, "Service Unavailable: too many client sessions", http.StatusServiceUnavailable)
-			return
+		if opts.MaxSessions > 0 && req.Method == http.MethodPost && req.Header.Get("Mcp-Session-Id") == "" {
+			if !adm.admit(srv, opts.MaxSessions) {
+				http.Error(w, "Service Unavailable: too many client sessions", http.StatusServiceUnavailable)
+				return
+			}
+			defer adm.done()
 		}
 		h.ServeHTTP(w, req)
 	}))
@@ -109,6 +112,34 @@ func bearerToken(req *http.Request) (string, bool) {
 		return "", false
 	}
 	return strings.TrimLeft(token, " "), true
+}
+
+// admission makes MaxSessions exact under concurrent initializes: a
+// request that may open a session counts from its admission until it
+// returns (by then its session is among srv's), so two at once cannot
+// both take the last place. (A session counts twice for that moment:
+// the bound errs on refusing.)
+type admission struct {
+	mu      sync.Mutex
+	opening int // admitted requests that may open a session, not returned
+}
+
+// admit reports whether one more session fits under max, counting it
+// then (done uncounts it).
+func (a *admission) admit(srv *mcp.Server, max int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if sessionCount(srv)+a.opening >= max {
+		return false
+	}
+	a.opening++
+	return true
+}
+
+func (a *admission) done() {
+	a.mu.Lock()
+	a.opening--
+	a.mu.Unlock()
 }
 
 // sessionCount is how many sessions srv has.

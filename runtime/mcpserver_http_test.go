@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,22 @@ import (
 
 	"github.com/openprogram/mcpvisor/internal/testutil"
 )
+
+// serveHTTPGateway serves a gateway server of rt over Streamable HTTP
+// with opts until the test ends, answering it and its URL.
+func serveHTTPGateway(t *testing.T, rt *testRuntime, opts MCPHTTPOptions) (*mcp.Server, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(MCPHandler(srv, opts))
+	t.Cleanup(hs.Close)
+	t.Cleanup(hs.CloseClientConnections)
+	return srv, hs.URL + "/mcp"
+}
 
 // postInitialize POSTs a 2025-11-25 initialize to url with the given
 // headers, answering the response's status and session ID.
@@ -38,18 +55,9 @@ func postInitialize(t *testing.T, url string, header map[string]string) (int, st
 // an idle session ends after SessionTimeout.
 func TestGatewayHTTPGuards(t *testing.T) {
 	rt := start(t, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const token = "gateway-guard-token"
-	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{Token: token, MaxSessions: 1, SessionTimeout: 200 * time.Millisecond,
-		AllowedOrigins: []string{"https://app.example"}}))
-	defer hs.Close()
-	defer hs.CloseClientConnections()
-	url := hs.URL + "/mcp"
+	srv, url := serveHTTPGateway(t, rt, MCPHTTPOptions{Token: token, MaxSessions: 1, SessionTimeout: 200 * time.Millisecond,
+		AllowedOrigins: []string{"https://app.example"}})
 
 	for _, c := range []struct {
 		what   string
@@ -78,26 +86,62 @@ func TestGatewayHTTPGuards(t *testing.T) {
 	}
 }
 
-// Over Streamable HTTP on 2026-07-28 (the POST is the whole request), a
-// client that gives up its call cancels the upstream call.
-func TestGatewayHTTPCancel(t *testing.T) {
+// MaxSessions holds under concurrent initializes: of many at once with
+// room for one, one gets a session and the others 503.
+func TestGatewayHTTPMaxSessionsConcurrent(t *testing.T) {
+	rt := start(t, Options{})
+	srv, url := serveHTTPGateway(t, rt, MCPHTTPOptions{MaxSessions: 1})
+	const n = 16
+	statuses := make(chan int, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			<-start
+			status, _ := postInitialize(t, url, nil)
+			statuses <- status
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(statuses)
+	ok := 0
+	for s := range statuses {
+		switch s {
+		case http.StatusOK:
+			ok++
+		case http.StatusServiceUnavailable:
+		default:
+			t.Errorf("an initialize got %d, want 200 or 503", s)
+		}
+	}
+	if ok != 1 || sessionCount(srv) != 1 {
+		t.Errorf("%d of %d concurrent initializes got a session (%d sessions open), want 1 with MaxSessions 1", ok, n, sessionCount(srv))
+	}
+	for ss := range srv.Sessions() {
+		_ = ss.Close()
+	}
+}
+
+// Over Streamable HTTP a client negotiates 2025-11-25 at most (the SDK's
+// stateful handler refuses 2026-07-28, even when asked for it), and a
+// client that gives up its call sends notifications/cancelled, which
+// cancels the upstream call.
+func TestGatewayHTTPCancelNotification(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex"))
 	rt.waitReady(t, "ex")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(MCPHandler(srv, MCPHTTPOptions{}))
-	defer hs.Close()
-	defer hs.CloseClientConnections()
+	_, url := serveHTTPGateway(t, rt, MCPHTTPOptions{})
 	g, err := mcp.NewClient(&mcp.Implementation{Name: "gateway-test", Version: "1"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		&mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	if got := g.InitializeResult().ProtocolVersion; got != "2025-11-25" {
+		t.Fatalf("negotiated protocol %q over HTTP, want 2025-11-25", got)
+	}
 	testutil.Eventually(t, 30*time.Second, "ex__sleep listed", func() bool {
 		res, err := g.ListTools(ctx, nil)
 		return err == nil && slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "ex__sleep" })

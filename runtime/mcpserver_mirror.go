@@ -83,8 +83,13 @@ func newMirror(r *Runtime, opts MCPServerOptions) *mirror {
 // states for resources) until ctx ends or the runtime shuts down.
 func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *events.Subscription) {
 	ctx, cancel := context.WithCancel(ctx)
+	// helpers are run's goroutines; each returns once ctx ends, and run
+	// returns after them, so none outlives the gateway server.
+	var helpers sync.WaitGroup
 	defer func() {
 		cancel()
+		helpers.Wait()
+		m.outbox.wait()
 		m.parked.close()
 		m.startup.close()
 		close(m.done)
@@ -92,17 +97,17 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 	}()
 	defer toolChanges.Close()
 	defer evs.Close()
-	go func() {
+	helpers.Go(func() {
 		select {
 		case <-ctx.Done():
 		case <-m.rt.stopWatch:
 			cancel()
 		}
-	}()
-	go m.forwardLogs(ctx)
-	go m.subs.forward(ctx, m.srv)
+	})
+	helpers.Go(func() { m.forwardLogs(ctx) })
+	helpers.Go(func() { m.subs.forward(ctx, m.srv) })
 	incoming := make(chan events.Event)
-	go func() {
+	helpers.Go(func() {
 		for {
 			e, err := evs.Next(ctx)
 			if err != nil {
@@ -117,7 +122,7 @@ func (m *mirror) run(ctx context.Context, toolChanges *tools.Subscription, evs *
 				return
 			}
 		}
-	}()
+	})
 	for {
 		select {
 		case <-ctx.Done():

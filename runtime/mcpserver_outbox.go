@@ -18,8 +18,9 @@ const sessionQueue = 64
 // is left once a session ended (its queue drains in at most sessionQueue
 // timeouts) or the gateway stopped (what is queued then is dropped).
 type outboxes struct {
-	mu sync.Mutex
-	by map[*mcp.ServerSession]chan func(context.Context)
+	mu      sync.Mutex
+	by      map[*mcp.ServerSession]chan func(context.Context)
+	senders sync.WaitGroup // the drain goroutines (wait)
 }
 
 func newOutboxes() *outboxes {
@@ -36,7 +37,7 @@ func (o *outboxes) post(ctx context.Context, ss *mcp.ServerSession, send func(co
 	if !running {
 		q = make(chan func(context.Context), sessionQueue)
 		o.by[ss] = q
-		go o.drain(ctx, ss, q)
+		o.senders.Go(func() { o.drain(ctx, ss, q) })
 	}
 	select {
 	case q <- send:
@@ -68,3 +69,7 @@ func (o *outboxes) drain(ctx context.Context, ss *mcp.ServerSession, q chan func
 		cancel()
 	}
 }
+
+// wait returns once every sender ended; the caller's ctx ended and
+// nothing posts any more (mirror.run, after its helpers).
+func (o *outboxes) wait() { o.senders.Wait() }

@@ -98,7 +98,7 @@ type parkedCall struct {
 	asked   chan struct{} // a question was added to pending (one slot)
 
 	mu      sync.Mutex
-	token   string // set once parked (registered in calls)
+	token   string // the last round's, registered in calls; set once parked
 	seq     int
 	pending []*question // asked by the server, not yet put to the client
 	open    []*question // put to the client in the last round
@@ -184,17 +184,17 @@ func (pc *parkedCall) inputRequired() *mcp.CallToolResult {
 	if len(pc.pending) == 0 {
 		return nil
 	}
-	if pc.token == "" {
-		token, err := pc.calls.park(pc)
-		if err != nil {
-			for _, q := range pc.pending {
-				q.answer <- answer{err: err}
-			}
-			pc.pending = nil
-			return nil
+	// A fresh token each round: a round's request state is good for its
+	// one retry, and a replayed earlier one is unknown.
+	token, err := pc.calls.park(pc, pc.token)
+	if err != nil {
+		for _, q := range pc.pending {
+			q.answer <- answer{err: err}
 		}
-		pc.token = token
+		pc.pending = nil
+		return nil
 	}
+	pc.token = token
 	reqs := make(mcp.InputRequestMap, len(pc.pending))
 	for _, q := range pc.pending {
 		reqs[q.id] = q.params
@@ -310,8 +310,9 @@ func badRequestState(why string) error {
 }
 
 // park registers pc under a new token, within the limits; the first call
-// of a session parked has the session's end watched.
-func (p *parkedCalls) park(pc *parkedCall) (string, error) {
+// of a session parked has the session's end watched. A call parked
+// already (under old) moves to the new token: old is good no more.
+func (p *parkedCalls) park(pc *parkedCall, old string) (string, error) {
 	var raw [24]byte
 	_, _ = rand.Read(raw[:]) // never fails (crypto/rand panics rather)
 	token := base64.RawURLEncoding.EncodeToString(raw[:])
@@ -320,6 +321,12 @@ func (p *parkedCalls) park(pc *parkedCall) (string, error) {
 	switch {
 	case p.closed:
 		return "", fmt.Errorf("asking the MCP host's client: %w", ErrShuttingDown)
+	case old != "" && p.byToken[old] == pc:
+		delete(p.byToken, old)
+		p.byToken[token] = pc
+		return token, nil
+	case old != "":
+		return "", errors.New("asking the MCP host's client: its parked call ended")
 	case len(p.byToken) >= MaxParkedCalls:
 		return "", fmt.Errorf("asking the MCP host's client: %w (at most %d per gateway server, MaxParkedCalls)", errTooManyParkedCalls, MaxParkedCalls)
 	case p.perSession[pc.session] >= MaxParkedCallsPerSession:
@@ -330,7 +337,9 @@ func (p *parkedCalls) park(pc *parkedCall) (string, error) {
 	if !p.watched[pc.session] {
 		p.watched[pc.session] = true
 		// Wait returns once the session's connection closed, whoever
-		// closed it: its parked calls have nobody to retry them.
+		// closed it: its parked calls have nobody to retry them. (The
+		// SDK offers no session end to select on, so this goroutine
+		// lasts as long as the host's session, past the gateway's end.)
 		session := pc.session
 		go func() {
 			_ = session.Wait()

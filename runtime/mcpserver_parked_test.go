@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,6 +27,18 @@ type parkedGateway struct {
 
 func dialParked(t *testing.T, rt *testRuntime, opts MCPServerOptions) *parkedGateway {
 	t.Helper()
+	return dialParkedClient(t, rt, opts, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("the client's elicitation handler was called: the gateway sent a request of its own")
+			return nil, errors.New("unexpected")
+		}})
+}
+
+// dialParkedClient is dialParked with a client of copts (its multi
+// round-trip middleware disabled): what it declares is what the gateway
+// may ask it.
+func dialParkedClient(t *testing.T, rt *testRuntime, opts MCPServerOptions, copts *mcp.ClientOptions) *parkedGateway {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	m, err := rt.serveMirror(ctx, opts)
@@ -38,12 +51,8 @@ func dialParked(t *testing.T, rt *testRuntime, opts MCPServerOptions) *parkedGat
 		t.Fatalf("server Connect: %v", err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "parked-client", Version: "1"}, &mcp.ClientOptions{
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			t.Error("the client's elicitation handler was called: the gateway sent a request of its own")
-			return nil, errors.New("unexpected")
-		}})
+	copts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	client := mcp.NewClient(&mcp.Implementation{Name: "parked-client", Version: "1"}, copts)
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatalf("client Connect: %v", err)
@@ -142,6 +151,67 @@ func TestGatewayParkedRounds(t *testing.T) {
 	}
 	if _, err := retry(t.Context(), g.cs, "ex__elicit", res, nil); !isInvalidRequestState(err) {
 		t.Errorf("a second retry with the same request state: %v, want an invalid-params error naming requestState", err)
+	}
+}
+
+// Each round has a fresh request state: a server asking twice in one call
+// (consult, on a protocol where it asks with requests of its own) gets
+// its second question to the client under a new one, and the client's
+// replay of the first round's state in the second round is refused.
+func TestGatewayParkedFreshStatePerRound(t *testing.T) {
+	rt := start(t, Options{ServerRequests: unlimitedRate}, exampleServer("ex", askingServer(legacyProtocol)...))
+	rt.waitReady(t, "ex")
+	var seen atomic.Int32
+	model := clientModel(&seen)
+	g := dialParkedClient(t, rt, MCPServerOptions{}, &mcp.ClientOptions{CreateMessageWithToolsHandler: model})
+	call := func(res *mcp.CallToolResult, answers mcp.InputResponseMap) (*mcp.CallToolResult, error) {
+		p := &mcp.CallToolParams{Name: "ex__consult", Arguments: map[string]any{"question": "2 + 3?"}}
+		if res != nil {
+			p.RequestState, p.InputResponses = res.RequestState, answers
+		}
+		return g.cs.CallTool(t.Context(), p)
+	}
+	answer := func(res *mcp.CallToolResult) mcp.InputResponseMap {
+		t.Helper()
+		if !res.NeedsInput() || len(res.InputRequests) != 1 || res.RequestState == "" {
+			t.Fatalf("ex__consult answered %+v, want one question and a request state", res)
+		}
+		answers := mcp.InputResponseMap{}
+		for id, q := range res.InputRequests {
+			params, ok := q.(*mcp.CreateMessageWithToolsParams)
+			if !ok {
+				t.Fatalf("the question is %#v, want sampling with tools", q)
+			}
+			r, err := model(t.Context(), &mcp.CreateMessageWithToolsRequest{Params: params})
+			if err != nil {
+				t.Fatal(err)
+			}
+			answers[id] = r
+		}
+		return answers
+	}
+	first, err := call(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstAnswers := answer(first)
+	second, err := call(first, firstAnswers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secondAnswers := answer(second)
+	if second.RequestState == first.RequestState {
+		t.Errorf("the second round has the first round's request state")
+	}
+	if _, err := call(first, secondAnswers); !isInvalidRequestState(err) {
+		t.Errorf("the first round's request state replayed in the second round: %v, want invalid params naming requestState", err)
+	}
+	got, err := call(second, secondAnswers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := mcpText(got); got.NeedsInput() || !strings.Contains(text, "answer: the client says 5") {
+		t.Errorf("the last round got %q (needs input %v), want the server's report of the client's answers", text, got.NeedsInput())
 	}
 }
 
@@ -291,7 +361,8 @@ func TestGatewayParkedCap(t *testing.T) {
 }
 
 // A parked-call client's cancellation of the round in flight cancels the
-// upstream call, and progress reaches it under its own token meanwhile.
+// upstream call (the server sees it), and progress reaches it under its
+// own token meanwhile.
 func TestGatewayParkedCancelAndProgress(t *testing.T) {
 	rt := start(t, Options{}, exampleServer("ex", "-progress-tools"))
 	rt.waitReady(t, "ex")
@@ -327,10 +398,19 @@ func TestGatewayParkedCancelAndProgress(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Error("a cancelled call succeeded")
 	}
-	// The upstream call is over: the server answers the next call at once.
-	if got := callText(t, cs, "ex__echo", map[string]any{"text": "after"}); got != "after" {
-		t.Errorf("after the cancelled call ex__echo said %q", got)
+	// The cancel reaches the upstream server: its sleep says so.
+	sleepCtx, cancelSleep := context.WithCancel(context.Background())
+	defer cancelSleep()
+	go func() {
+		_, err := cs.CallTool(sleepCtx, &mcp.CallToolParams{Name: "ex__sleep", Arguments: map[string]any{"ms": 600001}})
+		errc <- err
+	}()
+	waitForStderr(t, rt, "sleeping 600001ms")
+	cancelSleep()
+	if err := <-errc; err == nil {
+		t.Error("a cancelled sleep succeeded")
 	}
+	waitForStderr(t, rt, "sleep of 600001ms cancelled")
 }
 
 // Roots and several questions at once reach a 2026-07-28 client through

@@ -49,6 +49,11 @@ func (m *mirror) initStartup(wait time.Duration) {
 		return
 	}
 	for _, srv := range m.rt.config.Load().Servers {
+		// A server the filter hides with all its tools shows nothing
+		// here: nothing to wait for.
+		if !m.serverVisible(srv.Name) && m.opts.Tools.hidesAll(srv.Name) {
+			continue
+		}
 		m.startupCheck(srv.Name, true)
 	}
 	g.timer = time.AfterFunc(wait, g.release)

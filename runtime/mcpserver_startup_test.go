@@ -150,3 +150,43 @@ func TestGatewayStartupWaitCancelled(t *testing.T) {
 		t.Errorf("ping after a cancelled list: %v", err)
 	}
 }
+
+// The lists do not wait for a server the filter hides with all its tools
+// (here a hanging one): they answer at once what the others serve.
+func TestGatewayStartupSkipsHiddenServer(t *testing.T) {
+	rt := start(t, Options{}, exampleServer("ex"), hangingServer("hang"))
+	rt.waitReady(t, "ex")
+	g := connectGateway(t, rt, MCPServerOptions{StartupWait: 10 * time.Minute, Tools: GatewayFilter{Deny: []string{"hang__*"}}})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := g.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list with only a hidden server starting: %v", err)
+	}
+	if !slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "ex__echo" }) {
+		t.Errorf("tools/list = %+v, want ex__echo", res.Tools)
+	}
+}
+
+// hidesAll is sure only when no tool of the server can pass.
+func TestGatewayFilterHidesAll(t *testing.T) {
+	for _, c := range []struct {
+		f    GatewayFilter
+		want bool
+	}{
+		{GatewayFilter{}, false},
+		{GatewayFilter{Deny: []string{"ex__*"}}, true},
+		{GatewayFilter{Deny: []string{"e*"}}, true},
+		{GatewayFilter{Deny: []string{"ex__echo"}}, false},
+		{GatewayFilter{Deny: []string{"ex_?*"}}, false}, // unsure: false
+		{GatewayFilter{Allow: []string{"other__*"}}, true},
+		{GatewayFilter{Allow: []string{"ex__echo"}}, false},
+		{GatewayFilter{Allow: []string{"*echo"}}, false},
+		{GatewayFilter{Allow: []string{"exa*"}}, true},
+		{GatewayFilter{Allow: []string{"e*"}}, false},
+	} {
+		if got := c.f.hidesAll("ex"); got != c.want {
+			t.Errorf("%+v hides all of ex: %v, want %v", c.f, got, c.want)
+		}
+	}
+}

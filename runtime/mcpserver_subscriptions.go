@@ -142,7 +142,9 @@ func (g *gatewaySubs) subscribe(ctx context.Context, session *mcp.ServerSession,
 		held = map[string]bool{}
 		g.sessions[session] = held
 		// The session's end unsubscribes what it still holds. Wait
-		// returns once the session's connection closed, whoever closed it.
+		// returns once the session's connection closed, whoever closed it
+		// (the SDK offers no session end to select on, so this goroutine
+		// lasts as long as the host's session, past the gateway's end).
 		go func() {
 			_ = session.Wait()
 			g.sessionEnded(session)
@@ -275,9 +277,14 @@ func (g *gatewaySubs) updated(server, uri string) {
 }
 
 // forward sends the pending updates to the subscribed clients until ctx
-// ends, off the mirror's goroutine (the SDK waits for each client, up to
-// 10 s). Updates of a URI that come while it is being sent coalesce into
-// one; pending never holds more URIs than the clients subscribed to.
+// ends, off the mirror's goroutine. The SDK (v1.8.0) sends a URI's
+// update to its subscribers in turn under one 10 s context of its own
+// (Server.ResourceUpdated; a ServerSession has no method to send one
+// alone), so a client that stopped reading delays the others' update of
+// that URI, and the next URIs', by up to 10 s; forward checks ctx
+// between URIs, so the gateway's end waits for one send at most. Updates
+// of a URI that come while it is being sent coalesce into one; pending
+// never holds more URIs than the clients subscribed to.
 func (g *gatewaySubs) forward(ctx context.Context, srv *mcp.Server) {
 	for {
 		select {
@@ -290,6 +297,9 @@ func (g *gatewaySubs) forward(ctx context.Context, srv *mcp.Server) {
 		clear(g.pending)
 		g.mu.Unlock()
 		for _, uri := range uris {
+			if ctx.Err() != nil {
+				return
+			}
 			_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		}
 	}
