@@ -37,18 +37,7 @@ func askingServer(protocol string) []string {
 // gateway server of rt, on protocol.
 func dialAsking(t *testing.T, rt *testRuntime, opts *mcp.ClientOptions, protocol string, roots ...*mcp.Root) (*mcp.Client, *mcp.ClientSession) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := rt.MCPServer(ctx, MCPServerOptions{})
-	if err != nil {
-		t.Fatalf("MCPServer: %v", err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatalf("server Connect: %v", err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
+	ctx, ct := serveInMemory(t, rt, MCPServerOptions{})
 	client := mcp.NewClient(&mcp.Implementation{Name: "asking-client", Version: "1"}, opts)
 	client.AddRoots(roots...)
 	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
@@ -508,18 +497,7 @@ func TestGatewayForwardScrubsMeta(t *testing.T) {
 // does.
 func TestGatewayForwardWithoutCallHidden(t *testing.T) {
 	rt := start(t, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := rt.MCPServer(ctx, MCPServerOptions{Tools: GatewayFilter{Deny: []string{"ex__*"}}})
-	if err != nil {
-		t.Fatalf("MCPServer: %v", err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatalf("server Connect: %v", err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
+	ctx, ct := serveInMemory(t, rt, MCPServerOptions{Tools: GatewayFilter{Deny: []string{"ex__*"}}})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "filtered-client", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
 	if err != nil {
 		t.Fatalf("client Connect: %v", err)

@@ -146,16 +146,5 @@ func TestGatewayHTTPCancelNotification(t *testing.T) {
 		res, err := g.ListTools(ctx, nil)
 		return err == nil && slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "ex__sleep" })
 	})
-	callCtx, cancelCall := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := g.CallTool(callCtx, &mcp.CallToolParams{Name: "ex__sleep", Arguments: map[string]any{"ms": 600000}})
-		errc <- err
-	}()
-	waitForStderr(t, rt, "sleeping 600000ms")
-	cancelCall()
-	if err := <-errc; err == nil {
-		t.Errorf("a cancelled call succeeded")
-	}
-	waitForStderr(t, rt, "sleep of 600000ms cancelled")
+	cancelSleep(t, rt, g)
 }

@@ -32,6 +32,14 @@ type gatewayClient struct {
 
 func connectGateway(t *testing.T, rt *testRuntime, opts MCPServerOptions) *gatewayClient {
 	t.Helper()
+	_, ct := serveInMemory(t, rt, opts)
+	return dialGateway(t, ct)
+}
+
+// serveInMemory builds a gateway server of rt and connects one in-memory
+// session to it; it returns the test's context and the client's end.
+func serveInMemory(t *testing.T, rt *testRuntime, opts MCPServerOptions) (context.Context, mcp.Transport) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	srv, err := rt.MCPServer(ctx, opts)
@@ -44,7 +52,25 @@ func connectGateway(t *testing.T, rt *testRuntime, opts MCPServerOptions) *gatew
 		t.Fatalf("server Connect: %v", err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	return dialGateway(t, ct)
+	return ctx, ct
+}
+
+// cancelSleep starts a long ex__sleep through cs, cancels it once the
+// server sleeps, and waits until the server saw it cancelled.
+func cancelSleep(t *testing.T, rt *testRuntime, cs *mcp.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ex__sleep", Arguments: map[string]any{"ms": 600000}})
+		errc <- err
+	}()
+	waitForStderr(t, rt, "sleeping 600000ms")
+	cancel()
+	if err := <-errc; err == nil {
+		t.Errorf("a cancelled call succeeded")
+	}
+	waitForStderr(t, rt, "sleep of 600000ms cancelled")
 }
 
 // dialGateway connects a go-sdk client over transport.
@@ -393,18 +419,7 @@ func TestGatewayProgressAndCancel(t *testing.T) {
 	}
 	g.mu.Unlock()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := g.CallTool(ctx, &mcp.CallToolParams{Name: "ex__sleep", Arguments: map[string]any{"ms": 600000}})
-		errc <- err
-	}()
-	waitForStderr(t, rt, "sleeping 600000ms")
-	cancel()
-	if err := <-errc; err == nil {
-		t.Errorf("a cancelled call succeeded")
-	}
-	waitForStderr(t, rt, "sleep of 600000ms cancelled")
+	cancelSleep(t, rt, g.ClientSession)
 }
 
 // tokenTransport adds a bearer token (and an Origin, when set) to every

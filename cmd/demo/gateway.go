@@ -36,16 +36,8 @@ func runGateway(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *stateDir == "" {
-		fmt.Fprintln(os.Stderr, "demo gateway: -state-dir is required")
-		return 2
-	}
-	if *pin != "" && !*toolSearch {
-		fmt.Fprintln(os.Stderr, "demo gateway: -pin needs -tool-search (without it clients see every tool)")
-		return 2
-	}
-	if *startup < 0 {
-		fmt.Fprintf(os.Stderr, "demo gateway: -startup-concurrency must not be negative, got %d\n", *startup)
+	if err := checkRuntimeFlags(*stateDir, *pin, *toolSearch, *startup); err != nil {
+		fmt.Fprintln(os.Stderr, "demo gateway:", err)
 		return 2
 	}
 	// The filter is checked before the runtime starts any server.

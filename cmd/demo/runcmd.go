@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -53,16 +54,8 @@ func runServe(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *startup < 0 {
-		fmt.Fprintf(os.Stderr, "demo run: -startup-concurrency must not be negative, got %d\n", *startup)
-		return 2
-	}
-	if *stateDir == "" {
-		fmt.Fprintln(os.Stderr, "demo run: -state-dir is required")
-		return 2
-	}
-	if *pin != "" && !*toolSearch {
-		fmt.Fprintln(os.Stderr, "demo run: -pin needs -tool-search (without it the model gets every tool)")
+	if err := checkRuntimeFlags(*stateDir, *pin, *toolSearch, *startup); err != nil {
+		fmt.Fprintln(os.Stderr, "demo run:", err)
 		return 2
 	}
 	level := slog.LevelInfo
@@ -110,6 +103,20 @@ func runServe(args []string) int {
 		code = max(code, 1)
 	}
 	return code
+}
+
+// checkRuntimeFlags checks the runtime flags demo run and demo gateway
+// share, before anything starts.
+func checkRuntimeFlags(stateDir, pin string, toolSearch bool, startup int) error {
+	switch {
+	case startup < 0:
+		return fmt.Errorf("-startup-concurrency must not be negative, got %d", startup)
+	case stateDir == "":
+		return errors.New("-state-dir is required")
+	case pin != "" && !toolSearch:
+		return errors.New("-pin needs -tool-search (without it the model and the gateway's clients get every tool)")
+	}
+	return nil
 }
 
 // stringList is a repeatable string flag.
